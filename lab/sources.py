@@ -1,0 +1,127 @@
+"""Which model to use: the embedded default, a TF Hub handle, or a local directory.
+
+A *source* is a string:
+- ``"embedded"`` (or empty): the model that ships with the app and works offline;
+- a local directory holding ``saved_model.pb`` (a TF Hub download, extracted);
+- an ``http(s)://`` TF Hub / Kaggle handle, fetched by ``tensorflow_hub`` into
+  ``TFHUB_CACHE_DIR``; with no network it fails within ``LAB_LOAD_TIMEOUT`` seconds.
+
+The environment variables ``LAB_BERT_SOURCE`` (and ``LAB_BERT_PREPROCESS`` for the
+matching preprocessor) and ``LAB_ELMO_SOURCE`` set the default for each family.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+EMBEDDED = "embedded"
+
+
+class SourceError(RuntimeError):
+    """A model source that cannot be used; the message says what to do about it."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A documented TF Hub model a person can pick in the sidebar."""
+
+    family: str
+    label: str
+    handle: str
+    preprocess: str = ""
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        "bert",
+        "BERT-base uncased (TF Hub, L-12 H-768)",
+        "https://tfhub.dev/tensorflow/bert_en_uncased_L-12_H-768_A-12/4",
+        "https://tfhub.dev/tensorflow/bert_en_uncased_preprocess/3",
+    ),
+    Preset(
+        "bert",
+        "Small BERT (TF Hub, L-4 H-256)",
+        "https://tfhub.dev/tensorflow/small_bert/bert_en_uncased_L-4_H-256_A-4/2",
+        "https://tfhub.dev/tensorflow/bert_en_uncased_preprocess/3",
+    ),
+    Preset("elmo", "ELMo v3 (TF Hub, original 93.6M)", "https://tfhub.dev/google/elmo/3"),
+)
+
+
+def load_timeout() -> float:
+    """Seconds to wait for a remote handle before giving up (``LAB_LOAD_TIMEOUT``, 20)."""
+    try:
+        return float(os.environ.get("LAB_LOAD_TIMEOUT", "20"))
+    except ValueError:
+        return 20.0
+
+
+def default_source(family: str) -> str:
+    """The source configured for a family by environment, else ``"embedded"``."""
+    return os.environ.get(f"LAB_{family.upper()}_SOURCE", "").strip() or EMBEDDED
+
+
+def is_embedded(source: str | None) -> bool:
+    return not source or source.strip() in ("", EMBEDDED)
+
+
+def is_remote(source: str) -> bool:
+    return source.startswith(("http://", "https://", "gs://"))
+
+
+def check_local_dir(source: str) -> Path:
+    """Check that a local source is a SavedModel directory and say what is wrong if not."""
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise SourceError(f"Model folder not found: {source}. Give an extracted TF Hub folder.")
+    if path.is_file():
+        if path.name.endswith((".tar.gz", ".tgz")):
+            raise SourceError(
+                f"{source} is a compressed archive; TF Hub cannot load it as is. "
+                f"Extract it first: mkdir model && tar -xzf {path.name} -C model"
+            )
+        raise SourceError(f"{source} is a file; give the folder that holds saved_model.pb.")
+    if not (path / "saved_model.pb").exists():
+        raise SourceError(f"{source} holds no saved_model.pb: it is not a SavedModel folder.")
+    return path
+
+
+def call_with_timeout(fn: Callable[[], T], seconds: float, what: str) -> T:
+    """Run ``fn`` in a worker thread and give up after ``seconds``.
+
+    ``hub.load`` of a URL with no network can hang for minutes on DNS and retries; the
+    app must say what happened and keep serving the embedded model instead. The worker
+    thread is abandoned (Python cannot kill it), which is harmless: it ends on its own
+    when the network call fails.
+    """
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(fn)
+    pool.shutdown(wait=False)
+    try:
+        return future.result(timeout=seconds)
+    except concurrent.futures.TimeoutError:
+        raise SourceError(
+            f"Gave up loading {what} after {seconds:.0f} s (no network?). "
+            "Download it once where there is a network and point the app at the extracted "
+            "folder; the embedded model keeps working meanwhile."
+        ) from None
+    except SourceError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any loader failure becomes a clear message
+        raise SourceError(f"Could not load {what}: {type(exc).__name__}: {exc}") from exc
+
+
+def hub_load(source: str):
+    """``hub.load`` a local SavedModel folder or a remote handle, within the timeout."""
+    import tensorflow_hub as hub
+
+    if not is_remote(source):
+        path = check_local_dir(source)
+        return call_with_timeout(lambda: hub.load(str(path)), 600.0, source)
+    return call_with_timeout(lambda: hub.load(source), load_timeout(), source)
