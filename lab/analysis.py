@@ -1,0 +1,165 @@
+"""Pure NumPy analyses: cosine matrices, per-layer similarity, pooling, attention views.
+
+Nothing here imports TensorFlow, Streamlit or Plotly: arrays in, arrays out. Shapes use
+N layers, T / S tokens, C width, H heads.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+SPECIAL = ("[CLS]", "[SEP]", "[PAD]")
+
+# Words too common to make a good default comparison ("the" is in both default sentences;
+# "bank" is the interesting one).
+STOPWORDS = frozenset(
+    """a an the and or but if of to in on at by for with from as is are was were be been
+    it its this that these those i you he she we they me him her us them my your his our
+    their not no so do does did have has had will would can could should may might must
+    there here then than too very just also into onto over under about up down out""".split()
+)
+
+_EPS = 1e-12
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine similarity of two vectors (C,) -> float; 0.0 if either is all zeros."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"cosine needs two (C,) vectors, got {a.shape} and {b.shape}")
+    denom = np.linalg.norm(a) * np.linalg.norm(b)
+    return float(a @ b / denom) if denom > _EPS else 0.0
+
+
+def cosine_matrix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Cosine of every row of x against every row of y: (T, C), (S, C) -> (T, S)."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
+        raise ValueError(f"cosine_matrix needs (T, C) and (S, C), got {x.shape} and {y.shape}")
+    xn = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), _EPS)
+    yn = y / np.maximum(np.linalg.norm(y, axis=1, keepdims=True), _EPS)
+    return xn @ yn.T  # (T, C) @ (C, S) -> (T, S)
+
+
+def layerwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine of two tokens at each layer: (N, C), (N, C) -> (N,)."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"layerwise_cosine needs two (N, C) arrays, got {a.shape} and {b.shape}")
+    return np.array([cosine(x, y) for x, y in zip(a, b)])
+
+
+def token_vs_tokens(token: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """One token against every token, per layer: (N, C), (N, T, C) -> (N, T)."""
+    token, tokens = np.asarray(token), np.asarray(tokens)
+    if token.ndim != 2 or tokens.ndim != 3 or tokens.shape[0] != token.shape[0]:
+        raise ValueError(f"token_vs_tokens needs (N, C) and (N, T, C), got {token.shape}, {tokens.shape}")
+    return np.stack([cosine_matrix(t[None], ts)[0] for t, ts in zip(token, tokens)])
+
+
+def pool_pieces(vectors: np.ndarray, positions: Sequence[int], how: str = "first") -> np.ndarray:
+    """A word's vector from its word pieces: (..., T, C) at ``positions`` -> (..., C).
+
+    ``how="first"`` takes the first piece (as BERT's token classifiers do); ``"mean"``
+    averages the word's pieces.
+    """
+    if not len(positions):
+        raise ValueError("the word has no pieces to pool")
+    if how == "first":
+        return np.asarray(vectors)[..., positions[0], :]
+    if how == "mean":
+        return np.asarray(vectors)[..., list(positions), :].mean(axis=-2)
+    raise ValueError(f"pooling must be 'first' or 'mean', got {how!r}")
+
+
+def mean_pool(vectors: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Mean of the kept tokens: (T, C), keep (T,) bool -> (C,)."""
+    keep = np.asarray(keep, bool)
+    if not keep.any():
+        raise ValueError("no tokens to pool")
+    return np.asarray(vectors)[keep].mean(axis=0)
+
+
+def content_mask(tokens: Sequence[str], length: int) -> np.ndarray:
+    """(length,) bool: True for real content tokens, False for [CLS]/[SEP] and padding."""
+    keep = np.zeros(length, bool)
+    for i, tok in enumerate(tokens[:length]):
+        keep[i] = tok not in SPECIAL
+    return keep
+
+
+def default_pair(words_a: Sequence[str], words_b: Sequence[str]) -> tuple[int, int]:
+    """Word indices of the first content word both sentences share (case-insensitive).
+
+    "The central bank ..." / "... on the river bank ..." -> the two "bank"s. Falls back to
+    the first shared word of any kind, then to (0, 0).
+    """
+
+    def norm(w: str) -> str:
+        return w.casefold()
+
+    def is_content(w: str) -> bool:
+        return bool(re.search(r"\w", w)) and norm(w) not in STOPWORDS
+
+    for strict in (True, False):
+        for i, w in enumerate(words_a):
+            if strict and not is_content(w):
+                continue
+            for j, v in enumerate(words_b):
+                if norm(w) == norm(v):
+                    return i, j
+    return 0, 0
+
+
+def part_contributions(parts: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """How much each embedding part adds to their sum: {name: (C,)} -> per-part figures.
+
+    For each part: its norm, and its share of the sum, measured as the projection of the
+    part on the summed vector divided by the squared norm of the sum (the shares add up
+    to 1).
+    """
+    total = np.sum([np.asarray(v, np.float64) for v in parts.values()], axis=0)
+    total_sq = float(total @ total)
+    return {
+        name: {
+            "norm": float(np.linalg.norm(v)),
+            "share": float(np.asarray(v, np.float64) @ total / total_sq) if total_sq > _EPS else 0.0,
+        }
+        for name, v in parts.items()
+    }
+
+
+# --- attention ---------------------------------------------------------------------------
+
+
+def check_attention_rows(attn: np.ndarray, mask: np.ndarray, atol: float = 1e-5) -> bool:
+    """True when every real query row of attn (..., T, T) sums to 1 and padded keys are 0."""
+    attn, mask = np.asarray(attn), np.asarray(mask, bool)
+    rows_ok = np.allclose(attn[..., mask, :].sum(-1), 1.0, atol=atol)
+    return bool(rows_ok and (attn[..., ~mask] == 0).all())
+
+
+def drop_tokens(attn: np.ndarray, keep: np.ndarray, renormalize: bool = True) -> np.ndarray:
+    """Keep only the ``keep`` tokens as queries and keys: (..., T, T) -> (..., T', T').
+
+    With ``renormalize`` each remaining row is divided by its new sum, so it again sums
+    to 1 over the kept keys ("hide [CLS]/[SEP]" in the attention view).
+    """
+    keep = np.asarray(keep, bool)
+    out = np.asarray(attn)[..., keep, :][..., keep]
+    if renormalize:
+        sums = out.sum(axis=-1, keepdims=True)
+        out = np.divide(out, sums, out=np.zeros_like(out), where=sums > 0)
+    return out
+
+
+def quadrant(attn: np.ndarray, query_keep: np.ndarray, key_keep: np.ndarray) -> np.ndarray:
+    """The block of attn (..., T, T) with queries ``query_keep`` and keys ``key_keep``.
+
+    With a pair packed as ``[CLS] A [SEP] B [SEP]``, A->B is queries in A, keys in B.
+    """
+    q, k = np.asarray(query_keep, bool), np.asarray(key_keep, bool)
+    return np.asarray(attn)[..., q, :][..., k]

@@ -1,0 +1,239 @@
+"""Plotly figure builders: arrays in, ``go.Figure`` out. No Streamlit here.
+
+Every figure names the model that produced it (a line under the title) and escapes
+every text that came from a person (tokens are shown as text, never as HTML). Token axes
+are numeric positions with tokens as tick labels, so a repeated token ("the" twice) keeps
+its own row and column, and a clicked cell maps back to a position.
+
+``projector=True`` is the classroom style: large type, thick lines, high-contrast,
+colour-blind-safe colour scales.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+
+def style(projector: bool) -> dict:
+    """Sizes and colour scales for the normal and the projector look."""
+    if projector:
+        return {"font": 22, "title": 26, "tick": 20, "line": 6, "marker": 14, "cell_text": 18,
+                "scale": "Cividis", "diverging": "PuOr", "height": 560}
+    return {"font": 13, "title": 16, "tick": 12, "line": 2.5, "marker": 8, "cell_text": 11,
+            "scale": "Viridis", "diverging": "RdBu", "height": 420}
+
+
+def label(text: str) -> str:
+    """A person's text made safe for Plotly's HTML-like labels."""
+    return html.escape(str(text), quote=False)
+
+
+def _title(title: str, model_label: str) -> dict:
+    # The model line is the caption every view must carry; keep it short enough to fit.
+    model = model_label if len(model_label) <= 110 else model_label[:107] + "..."
+    return {"text": f"{label(title)}<br><sup>Model: {label(model)}</sup>", "x": 0.0, "xanchor": "left"}
+
+
+def _layout(fig: go.Figure, title: str, model_label: str, projector: bool, **extra) -> go.Figure:
+    s = style(projector)
+    fig.update_layout(
+        title=_title(title, model_label),
+        title_font_size=s["title"],
+        font_size=s["font"],
+        height=extra.pop("height", s["height"]),
+        margin={"l": 10, "r": 10, "t": 90 if projector else 70, "b": 10},
+        template="plotly_white",
+        **extra,
+    )
+    return fig
+
+
+def _check_labels(z: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str]) -> None:
+    if z.ndim != 2:
+        raise ValueError(f"heatmap needs a 2-D matrix, got shape {z.shape}")
+    if z.shape != (len(y_labels), len(x_labels)):
+        raise ValueError(
+            f"matrix is {z.shape} but there are {len(y_labels)} row and {len(x_labels)} column labels"
+        )
+
+
+def layer_curve(
+    layer_names: Sequence[str],
+    series: dict[str, Sequence[float]],
+    title: str,
+    model_label: str,
+    projector: bool = False,
+    y_title: str = "cosine similarity",
+    y_range: tuple[float, float] | None = (-0.2, 1.05),
+) -> go.Figure:
+    """One line per series over the layers (x = layer names)."""
+    s = style(projector)
+    fig = go.Figure()
+    for i, (name, values) in enumerate(series.items()):
+        values = np.asarray(values, float)
+        if values.shape != (len(layer_names),):
+            raise ValueError(f"series {name!r} has {values.shape} values for {len(layer_names)} layers")
+        fig.add_trace(go.Scatter(
+            x=list(range(len(layer_names))), y=values, name=label(name), mode="lines+markers",
+            line={"width": s["line"], "color": OKABE_ITO[i % len(OKABE_ITO)]},
+            marker={"size": s["marker"]},
+            hovertemplate="%{text}: %{y:.3f}<extra>" + label(name) + "</extra>",
+            text=[label(n) for n in layer_names],
+        ))
+    fig.update_xaxes(tickvals=list(range(len(layer_names))), ticktext=[label(n) for n in layer_names],
+                     tickfont_size=s["tick"], title="layer")
+    fig.update_yaxes(title=y_title, range=list(y_range) if y_range else None, tickfont_size=s["tick"])
+    return _layout(fig, title, model_label, projector, legend={"orientation": "h", "y": -0.2})
+
+
+def bar_by_layer(
+    layer_names: Sequence[str], values: Sequence[float], title: str, model_label: str,
+    projector: bool = False, y_title: str = "cosine similarity",
+) -> go.Figure:
+    """One bar per layer, value printed on the bar."""
+    s = style(projector)
+    values = np.asarray(values, float)
+    if values.shape != (len(layer_names),):
+        raise ValueError(f"{values.shape} values for {len(layer_names)} layers")
+    fig = go.Figure(go.Bar(
+        x=[label(n) for n in layer_names], y=values, text=[f"{v:.3f}" for v in values],
+        textposition="outside", marker_color=OKABE_ITO[0], textfont_size=s["cell_text"],
+    ))
+    fig.update_yaxes(title=y_title, range=[min(0.0, values.min() - 0.1), 1.1], tickfont_size=s["tick"])
+    fig.update_xaxes(tickfont_size=s["tick"])
+    return _layout(fig, title, model_label, projector)
+
+
+def heatmap(
+    z: np.ndarray,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    title: str,
+    model_label: str,
+    projector: bool = False,
+    x_title: str = "",
+    y_title: str = "",
+    zrange: tuple[float, float] | None = (-1.0, 1.0),
+    colorscale: str | None = None,
+    show_values: bool | None = None,
+    highlight: tuple[int, int] | None = None,
+    value_name: str = "cosine",
+) -> go.Figure:
+    """A labelled matrix, rows = y_labels, columns = x_labels (numeric axes, token ticks).
+
+    ``highlight=(row, col)`` outlines one cell (the current selection).
+    """
+    z = np.asarray(z, float)
+    _check_labels(z, x_labels, y_labels)
+    s = style(projector)
+    if show_values is None:
+        show_values = z.size <= (150 if projector else 300)
+    xs, ys = list(range(z.shape[1])), list(range(z.shape[0]))
+    xt, yt = [label(t) for t in x_labels], [label(t) for t in y_labels]
+    hover = [[f"{yt[r]} → {xt[c]}" for c in xs] for r in ys]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=xs, y=ys,
+        zmin=zrange[0] if zrange else None, zmax=zrange[1] if zrange else None,
+        colorscale=colorscale or s["scale"],
+        customdata=hover,
+        hovertemplate="%{customdata}<br>" + value_name + " %{z:.3f}<extra></extra>",
+        texttemplate="%{z:.2f}" if show_values else None,
+        textfont={"size": s["cell_text"]},
+        colorbar={"thickness": 24 if projector else 14, "tickfont": {"size": s["tick"]}},
+        xgap=1, ygap=1,
+    ))
+    fig.update_xaxes(tickvals=xs, ticktext=xt, title=x_title, tickfont_size=s["tick"], side="bottom",
+                     tickangle=-45 if len(xs) > 8 else 0)
+    fig.update_yaxes(tickvals=ys, ticktext=yt, title=y_title, tickfont_size=s["tick"], autorange="reversed")
+    if highlight is not None:
+        r, c = highlight
+        fig.add_shape(type="rect", x0=c - 0.5, x1=c + 0.5, y0=r - 0.5, y1=r + 0.5,
+                      line={"color": "#D55E00", "width": s["line"] + 1})
+    height = max(s["height"], 80 + (36 if projector else 24) * len(ys))
+    return _layout(fig, title, model_label, projector, height=min(height, 1400))
+
+
+def attention_heatmap(
+    attn: np.ndarray, tokens: Sequence[str], title: str, model_label: str,
+    projector: bool = False, key_tokens: Sequence[str] | None = None,
+    highlight_row: int | None = None,
+) -> go.Figure:
+    """Attention probabilities (queries x keys), 0..1, with an optional outlined query row."""
+    attn = np.asarray(attn, float)
+    fig = heatmap(attn, key_tokens if key_tokens is not None else tokens, tokens, title, model_label,
+                  projector, x_title="key (attended to)", y_title="query (attending)", zrange=(0.0, 1.0),
+                  colorscale="Blues" if not projector else "Cividis", value_name="attention")
+    if highlight_row is not None:
+        s = style(projector)
+        fig.add_shape(type="rect", x0=-0.5, x1=attn.shape[1] - 0.5, y0=highlight_row - 0.5,
+                      y1=highlight_row + 0.5, line={"color": "#D55E00", "width": s["line"] + 1})
+    return fig
+
+
+def model_view(
+    attn: np.ndarray, tokens: Sequence[str], title: str, model_label: str, projector: bool = False,
+) -> go.Figure:
+    """Small multiples of every layer x head: attn (L, H, T, T) -> one heatmap per head."""
+    attn = np.asarray(attn, float)
+    if attn.ndim != 4 or attn.shape[2:] != (len(tokens), len(tokens)):
+        raise ValueError(f"model view needs (L, H, T, T) with T = {len(tokens)}, got {attn.shape}")
+    L, H = attn.shape[:2]
+    s = style(projector)
+    fig = make_subplots(rows=L, cols=H, horizontal_spacing=0.004, vertical_spacing=0.01,
+                        row_titles=[f"L{i + 1}" for i in range(L)],
+                        column_titles=[f"H{j + 1}" for j in range(H)])
+    for i in range(L):
+        for j in range(H):
+            fig.add_trace(go.Heatmap(z=attn[i, j], zmin=0.0, zmax=1.0, showscale=False,
+                                     colorscale="Blues" if not projector else "Cividis",
+                                     hovertemplate=f"layer {i + 1} head {j + 1}<br>"
+                                     "query %{y} → key %{x}: %{z:.3f}<extra></extra>"),
+                          row=i + 1, col=j + 1)
+    fig.update_xaxes(showticklabels=False, ticks="")
+    fig.update_yaxes(showticklabels=False, ticks="", autorange="reversed")
+    fig.update_annotations(font_size=s["tick"])
+    cell = 64 if projector else 52
+    return _layout(fig, title, model_label, projector, height=120 + cell * L)
+
+
+def attention_lines(
+    weights: np.ndarray, tokens: Sequence[str], query: int, title: str, model_label: str,
+    projector: bool = False, key_tokens: Sequence[str] | None = None,
+) -> go.Figure:
+    """The clicked token's attention row as lines from it (left) to every key (right).
+
+    Line width and opacity grow with the weight (bertviz's head view, one query).
+    """
+    weights = np.asarray(weights, float)
+    keys = list(key_tokens if key_tokens is not None else tokens)
+    if weights.shape != (len(keys),):
+        raise ValueError(f"{weights.shape} weights for {len(keys)} keys")
+    s = style(projector)
+    fig = go.Figure()
+    top = max(float(weights.max()), 1e-9)
+    for k, w in enumerate(weights):
+        if w <= 0:
+            continue
+        fig.add_trace(go.Scatter(
+            x=[0, 1], y=[query, k], mode="lines", showlegend=False, hoverinfo="skip",
+            line={"width": 0.5 + (s["line"] * 3) * w / top, "color": OKABE_ITO[0]}, opacity=0.25 + 0.75 * w / top,
+        ))
+    n = max(len(tokens), len(keys))
+    fig.add_trace(go.Scatter(x=[0] * len(tokens), y=list(range(len(tokens))), mode="text",
+                             text=[label(t) for t in tokens], textposition="middle left",
+                             textfont={"size": s["tick"]}, showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=[1] * len(keys), y=list(range(len(keys))), mode="text",
+                             text=[f"{label(t)} {w:.2f}" for t, w in zip(keys, weights)],
+                             textposition="middle right", textfont={"size": s["tick"]},
+                             showlegend=False, hoverinfo="skip"))
+    fig.update_xaxes(visible=False, range=[-0.6, 1.6])
+    fig.update_yaxes(visible=False, autorange="reversed")
+    return _layout(fig, title, model_label, projector, height=max(300, 60 + (34 if projector else 24) * n))
