@@ -126,10 +126,14 @@ def heatmap(
     show_values: bool | None = None,
     highlight: tuple[int, int] | None = None,
     value_name: str = "cosine",
+    clickable: bool = True,
 ) -> go.Figure:
     """A labelled matrix, rows = y_labels, columns = x_labels (numeric axes, token ticks).
 
-    ``highlight=(row, col)`` outlines one cell (the current selection).
+    ``highlight=(row, col)`` outlines one cell (the current selection). ``clickable`` lays
+    a transparent marker on every cell centre: Streamlit's chart selection reports clicks
+    on markers but not on heatmap cells, so the markers carry the click (x = column,
+    y = row) and the hover text.
     """
     z = np.asarray(z, float)
     _check_labels(z, x_labels, y_labels)
@@ -149,7 +153,17 @@ def heatmap(
         textfont={"size": s["cell_text"]},
         colorbar={"thickness": 24 if projector else 14, "tickfont": {"size": s["tick"]}},
         xgap=1, ygap=1,
+        hoverinfo="skip" if clickable else None,
     ))
+    if clickable:
+        cols, rows = np.meshgrid(xs, ys)
+        fig.add_trace(go.Scatter(
+            x=cols.ravel(), y=rows.ravel(), mode="markers", showlegend=False,
+            marker={"symbol": "square", "size": 22 if projector else 16, "color": "rgba(0,0,0,0)"},
+            customdata=np.stack([np.array(hover).ravel(), z.ravel()], axis=-1),
+            hovertemplate="%{customdata[0]}<br>" + value_name + " %{customdata[1]:.3f}<extra></extra>",
+        ))
+        fig.update_layout(clickmode="event+select", dragmode=False)
     fig.update_xaxes(tickvals=xs, ticktext=xt, title=x_title, tickfont_size=s["tick"], side="bottom",
                      tickangle=-45 if len(xs) > 8 else 0)
     fig.update_yaxes(tickvals=ys, ticktext=yt, title=y_title, tickfont_size=s["tick"], autorange="reversed")

@@ -25,6 +25,36 @@ def clean_text(text: str) -> str:
     return "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE)
 
 
+# A sentence longer than this is cut (with a notice): models and figures stay responsive.
+MAX_CHARS = 5000
+
+
+def prepare_text(text: str, max_chars: int = MAX_CHARS) -> tuple[str, list[str]]:
+    """Clean a sentence a person typed; return it with notices about what changed.
+
+    Raises ValueError with a message a person can act on when nothing usable is left
+    (empty, only spaces, only invisible characters, no letters or digits at all).
+    """
+    if not isinstance(text, str):
+        raise ValueError("expected text")
+    notices = []
+    cleaned = clean_text(text)
+    removed = len(unicodedata.normalize("NFC", text)) - len(cleaned)
+    if removed:
+        notices.append(f"removed {removed} invisible character(s) (zero-width or direction marks).")
+    cleaned = " ".join(cleaned.split())  # newlines and runs of spaces -> one space
+    if not cleaned:
+        raise ValueError("it is empty. Type a sentence.")
+    if not re.search(r"\w", cleaned):
+        raise ValueError("it has no letters or digits (only symbols, emoji or punctuation). "
+                         "Type at least one word.")
+    if len(cleaned) > max_chars:
+        cleaned = cleaned[:max_chars].rsplit(" ", 1)[0] or cleaned[:max_chars]
+        notices.append(f"it is longer than {max_chars:,} characters; only the first "
+                       f"{len(cleaned):,} are used.")
+    return cleaned, notices
+
+
 def split_words(text: str) -> list[str]:
     """Split text into word tokens, punctuation separate: ``"bank."`` -> ``["bank", "."]``."""
     return _WORD_RE.findall(clean_text(text))

@@ -1,0 +1,122 @@
+"""The frame every page shares: the sidebar (sentences, model sources, projector mode).
+
+Each page calls ``frame()`` first, so the same sidebar is drawn whether the page runs
+under ``app.py``'s navigation or alone (``AppTest.from_file("pages/x.py")``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from lab import sources
+from lab.tokenize import MAX_CHARS, prepare_text
+from ui import state
+
+DEFAULT_A = "The central bank raised interest rates yesterday."
+DEFAULT_B = "A fisherman rested on the river bank at sunset."
+CUSTOM = "custom"
+
+_PROJECTOR_CSS = """
+<style>
+html, body, [class*="st-"], .stMarkdown, .stCaption, label, p, li, td, th { font-size: 1.3rem !important; }
+h1 { font-size: 2.6rem !important; } h2 { font-size: 2.1rem !important; } h3 { font-size: 1.7rem !important; }
+[data-testid="stSidebar"] * { font-size: 1.15rem !important; }
+</style>
+"""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What the sidebar holds for this run."""
+
+    sentence_a: str
+    sentence_b: str
+    bert_source: str
+    elmo_source: str
+    projector: bool
+    problems: tuple[str, ...]  # why the sentences cannot be used (empty when fine)
+    notices: tuple[str, ...]  # changes made to the input (truncation, invisible characters)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def sentences(self) -> list[str]:
+        return [self.sentence_a, self.sentence_b]
+
+
+def _source_picker(family: str, title: str) -> str:
+    """A select box of embedded / presets / custom, plus a text box for a custom source."""
+    presets = [p for p in sources.PRESETS if p.family == family]
+    options = [sources.EMBEDDED] + [p.handle for p in presets] + [CUSTOM]
+    names = {sources.EMBEDDED: "Embedded (offline)", CUSTOM: "Custom handle or folder..."}
+    names |= {p.handle: p.label for p in presets}
+    env_default = sources.default_source(family)
+    state.register(**{f"{family}_src": env_default if env_default in options else CUSTOM,
+                      f"{family}_custom": "" if env_default in options else env_default})
+    choice = state.widget(st.selectbox, f"{family}_src", title, options=options,
+                          format_func=lambda o: names[o])
+    if choice == CUSTOM:
+        custom = state.widget(
+            st.text_input, f"{family}_custom", f"{title}: handle or local folder",
+            placeholder="/models/my_model  or  https://tfhub.dev/...",
+            help="A folder that holds saved_model.pb (an extracted TF Hub download), or a TF Hub "
+                 "handle (needs a network).",
+        )
+        return custom.strip() or sources.EMBEDDED
+    return choice
+
+
+def frame(page_title: str) -> Frame:
+    """Draw the shared sidebar and return its values; call once at the top of each page."""
+    state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False)
+    with st.sidebar:
+        st.markdown("### Context Lab")
+        st.caption("Type two sentences, then click words on the page.")
+        state.widget(st.text_area, "a", "Sentence A", height=80)
+        state.widget(st.text_area, "b", "Sentence B", height=80)
+        st.markdown("**Models**")
+        bert_source = _source_picker("bert", "BERT")
+        elmo_source = _source_picker("elmo", "ELMo")
+        projector = state.widget(st.toggle, "proj", "Projector mode",
+                                 help="Large type, thick lines, colour-blind-safe high-contrast colours.")
+        st.caption("The address bar holds this view: bookmark or share it to reopen it as is.")
+    if projector:
+        st.markdown(_PROJECTOR_CSS, unsafe_allow_html=True)  # our own CSS, no user text
+
+    problems, notices, texts = [], [], []
+    for name, key in (("Sentence A", "a"), ("Sentence B", "b")):
+        try:
+            text, notes = prepare_text(state.get(key) or "", MAX_CHARS)
+            texts.append(text)
+            notices += [f"{name}: {n}" for n in notes]
+        except ValueError as exc:
+            texts.append("")
+            problems.append(f"{name}: {exc}")
+    return Frame(texts[0], texts[1], bert_source, elmo_source, bool(projector),
+                 tuple(problems), tuple(notices))
+
+
+def show_input_messages(fr: Frame) -> None:
+    """Show what is wrong with the input (and stop the page), or what was changed in it."""
+    for note in fr.notices:
+        st.info(note)
+    if fr.problems:
+        for problem in fr.problems:
+            st.warning(problem)
+        state.sync_url()
+        st.stop()
+
+
+def md_escape(text: str) -> str:
+    """A person's text made safe for Streamlit markdown (labels, captions): shown as typed."""
+    out = []
+    for ch in str(text):
+        if ch in "\\`*_{}[]()<>#+-.!|~$:":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)

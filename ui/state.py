@@ -1,0 +1,92 @@
+"""State that survives page switches and lives in the URL.
+
+Every value a person sets (sentences, selected tokens, layer, projector mode, ...) is kept
+under a *persistent* key in ``st.session_state`` and mirrored into ``st.query_params``, so
+a bookmarked or shared link reopens the same view. Widgets get their own key
+(``_w_<key>``) that is refilled from the persistent key before each render: Streamlit
+drops a widget's state when a page without that widget runs, the persistent key stays.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import streamlit as st
+
+# key -> default. Pages register their own keys with ``register``.
+_DEFAULTS: dict[str, Any] = {}
+
+
+def register(**defaults: Any) -> None:
+    """Declare persistent keys with their defaults (type taken from the default)."""
+    _DEFAULTS.update(defaults)
+    loaded = st.session_state.setdefault("_url_loaded", set())
+    params = st.query_params
+    for key, default in defaults.items():
+        if key in loaded:
+            continue
+        loaded.add(key)
+        if key in params and key not in st.session_state:
+            st.session_state[key] = _parse(params[key], default)
+        st.session_state.setdefault(key, default)
+
+
+def _parse(text: str, default: Any) -> Any:
+    try:
+        if isinstance(default, bool):
+            return text.lower() in ("1", "true", "yes", "on")
+        if isinstance(default, int):
+            return int(text)
+        if isinstance(default, float):
+            return float(text)
+    except ValueError:
+        return default
+    return text
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def get(key: str) -> Any:
+    return st.session_state.get(key, _DEFAULTS.get(key))
+
+
+def put(key: str, value: Any) -> None:
+    """Set a persistent value (its widget picks it up on the next run)."""
+    st.session_state[key] = value
+
+
+def widget(fn: Callable, key: str, *args, **kwargs):
+    """Render ``fn(*args, **kwargs)`` bound to the persistent ``key``.
+
+    Returns the widget's value. ``on_change`` callbacks still run after the copy.
+    """
+    wkey = f"_w_{key}"
+    value = st.session_state.get(key, _DEFAULTS.get(key))
+    if "options" in kwargs and value not in list(kwargs["options"]) and value is not None:
+        value = _DEFAULTS.get(key)  # e.g. a token index from a longer, older sentence
+        st.session_state[key] = value
+    st.session_state[wkey] = value
+    user_cb = kwargs.pop("on_change", None)
+
+    def copy_back():
+        st.session_state[key] = st.session_state[wkey]
+        if user_cb:
+            user_cb()
+
+    return fn(*args, key=wkey, on_change=copy_back, **kwargs)
+
+
+def sync_url() -> None:
+    """Write every persistent value that differs from its default into the URL."""
+    params = st.query_params
+    for key, default in _DEFAULTS.items():
+        value = st.session_state.get(key, default)
+        if value is None or value == default:
+            if key in params:
+                del params[key]
+        elif params.get(key) != _format(value):
+            params[key] = _format(value)
