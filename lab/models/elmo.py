@@ -99,7 +99,7 @@ class ElmoConfig:
         """ELMo-mini, the embedded model trained in this repo (``python -m lab.elmo_train``)."""
         return cls(
             char_embed_dim=16,
-            filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 128), (6, 128)),
+            filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 128)),
             n_highway=1,
             projection_dim=128,
             lstm_dim=512,

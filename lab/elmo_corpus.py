@@ -1,0 +1,119 @@
+"""The English corpus ELMo-mini is trained on: WordNet 3.0 glosses and example sentences.
+
+WordNet ships as Debian's ``wordnet-base`` package (Princeton WordNet licence: free to
+use, copy, modify and distribute with the copyright notice). ``fetch_wordnet`` gets it
+with ``apt-get download`` + ``dpkg -x`` into a folder (no root needed, no install), or
+uses ``/usr/share/wordnet`` when the package is already installed.
+
+Each synset gives sentences:
+- its definition, led by up to three of its lemmas: ``bank : sloping land ( especially ... )``;
+- each quoted example: ``he sat on the bank of the river and watched the currents``.
+All sentences are split into words with ``lab.tokenize.split_words`` (as the app does).
+The held-out split is by synset (a stable hash of its offset and part of speech), so a
+definition and its examples always land on the same side.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from lab.tokenize import split_words
+
+DATA_FILES = ("data.noun", "data.verb", "data.adj", "data.adv")
+HELD_OUT_PER_MILLE = 20  # 2% of synsets
+_QUOTED = re.compile(r'"([^"]+)"')
+_ADJ_MARKER = re.compile(r"\((?:a|p|ip)\)$")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    train: list[list[str]]
+    held_out: list[list[str]]
+    source: str  # where the WordNet files came from
+
+    def stats(self) -> dict:
+        return {
+            "train_sentences": len(self.train),
+            "train_tokens": sum(len(s) for s in self.train),
+            "held_out_sentences": len(self.held_out),
+            "held_out_tokens": sum(len(s) for s in self.held_out),
+            "source": self.source,
+        }
+
+
+def fetch_wordnet(workdir: str | Path | None = None) -> Path:
+    """Return the folder holding WordNet's ``data.*`` files, downloading the Debian package
+    into ``workdir`` (a temp dir by default) when it is not installed."""
+    installed = Path("/usr/share/wordnet")
+    if all((installed / f).is_file() for f in DATA_FILES):
+        return installed
+    if not shutil.which("apt-get") or not shutil.which("dpkg"):
+        raise RuntimeError("WordNet needs Debian's apt-get and dpkg (package wordnet-base).")
+    work = Path(workdir or tempfile.mkdtemp(prefix="wordnet-"))
+    work.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run(["apt-get", "download", "wordnet-base"], cwd=work, capture_output=True, text=True)
+    debs = sorted(work.glob("wordnet-base*.deb"))
+    if not debs:
+        raise RuntimeError(
+            "apt-get download wordnet-base failed (run `apt-get update` first?): " + result.stderr.strip()[-500:]
+        )
+    subprocess.run(["dpkg", "-x", str(debs[-1]), str(work / "root")], check=True)
+    folder = work / "root" / "usr" / "share" / "wordnet"
+    if not all((folder / f).is_file() for f in DATA_FILES):
+        raise RuntimeError(f"the wordnet-base package has no data.* files under {folder}")
+    return folder
+
+
+def parse_synset_line(line: str) -> tuple[str, list[str], str, list[str]] | None:
+    """One ``data.*`` line -> (synset key, lemmas, definition, examples); None for the licence header."""
+    if line.startswith("  ") or "|" not in line:
+        return None
+    head, gloss = line.split("|", 1)
+    fields = head.split()
+    offset, pos, n_words = fields[0], fields[2], int(fields[3], 16)
+    lemmas = []
+    for k in range(n_words):
+        word = _ADJ_MARKER.sub("", fields[4 + 2 * k]).replace("_", " ")
+        lemmas.append(word)
+    examples = [e.strip() for e in _QUOTED.findall(gloss) if e.strip()]
+    definition = _QUOTED.sub("", gloss)
+    definition = re.sub(r"(\s*;\s*)+$", "", definition.strip()).strip(" ;")
+    return f"{offset}{pos}", lemmas, definition, examples
+
+
+def synset_sentences(lemmas: list[str], definition: str, examples: list[str]) -> list[list[str]]:
+    out = []
+    if definition:
+        out.append(split_words(", ".join(lemmas[:3])) + [":"] + split_words(definition))
+    out.extend(split_words(e) for e in examples)
+    return [s for s in out if s]
+
+
+def is_held_out(key: str) -> bool:
+    return zlib.crc32(key.encode()) % 1000 < HELD_OUT_PER_MILLE
+
+
+def load_corpus(wordnet_dir: str | Path | None = None, max_len: int = 60) -> Corpus:
+    """Build the train / held-out sentences (deterministic: file order, stable hash split).
+
+    Sentences longer than ``max_len`` words are cut into pieces of at most ``max_len``.
+    """
+    folder = Path(wordnet_dir) if wordnet_dir else fetch_wordnet()
+    train, held = [], []
+    for name in DATA_FILES:
+        with open(folder / name, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                parsed = parse_synset_line(line)
+                if parsed is None:
+                    continue
+                key, lemmas, definition, examples = parsed
+                target = held if is_held_out(key) else train
+                for s in synset_sentences(lemmas, definition, examples):
+                    target.extend(s[i : i + max_len] for i in range(0, len(s), max_len))
+    return Corpus(train=train, held_out=held, source=f"WordNet 3.0 ({folder})")

@@ -1,0 +1,438 @@
+"""Train ELMo-mini, the embedded biLM, on CPU: ``python -m lab.elmo_train``.
+
+What it does, reproducibly (fixed seeds, fixed step count, deterministic data split):
+1. gets WordNet 3.0 from Debian's ``wordnet-base`` package (``lab.elmo_corpus``) and
+   builds train / held-out sentences from its glosses and examples;
+2. trains the forward and backward LMs of ``ElmoConfig.mini()`` jointly with a sampled
+   softmax over the training vocabulary shared by both directions (as bilm-tf), Adam
+   with warm-up and cosine decay, dropout 0.1, gradient clipping at norm 5;
+3. measures held-out perplexity forward and backward with the full softmax, and a
+   unigram baseline on the same split and vocabulary;
+4. writes ``options.json`` + ``weights.hdf5`` (bilm-tf layout), the TF2 SavedModel with
+   ELMo v3 signatures (``saved_model/``), ``metrics.json`` and ``MODEL_CARD.md``.
+
+Defaults fit about 30-40 minutes on 2 CPU cores. Tests call ``train_bilm`` on a tiny
+corpus for a few steps; they never run the full training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import tensorflow as tf  # noqa: E402
+
+from lab.models.elmo import (  # noqa: E402
+    ASSETS,
+    BOS_TOKEN,
+    EOS_TOKEN,
+    ElmoConfig,
+    ElmoModel,
+    export_saved_model,
+    save_allennlp,
+    token_char_ids,
+)
+
+UNK = "<UNK>"
+
+
+# ---------------------------------------------------------------------------------------
+# Vocabulary and batches
+# ---------------------------------------------------------------------------------------
+
+
+def build_vocab(sentences: list[list[str]], min_count: int = 3) -> list[str]:
+    """Output vocabulary, most frequent first (the log-uniform sampler assumes that)."""
+    counts = collections.Counter(w for s in sentences for w in s)
+    words = sorted((w for w, n in counts.items() if n >= min_count), key=lambda w: (-counts[w], w))
+    return [BOS_TOKEN, EOS_TOKEN, UNK] + [w for w in words if w not in (BOS_TOKEN, EOS_TOKEN, UNK)]
+
+
+class Batcher:
+    """Turns sentences into padded batches of (type ids, target ids, lengths).
+
+    Inputs are characters, so every word type gets char ids (``char_table``, row 0 = a
+    padded token); targets use the output vocabulary, rare words -> ``<UNK>``. Each
+    sentence is wrapped as ``<S> w1 .. wn </S>``; lengths count both markers.
+    """
+
+    def __init__(self, vocab: list[str], sentences_for_types: list[list[str]]):
+        self.vocab = vocab
+        self.word_id = {w: i for i, w in enumerate(vocab)}
+        types = [BOS_TOKEN, EOS_TOKEN] + sorted({w for s in sentences_for_types for w in s} - {BOS_TOKEN, EOS_TOKEN})
+        self.type_id = {w: i + 1 for i, w in enumerate(types)}  # 0 = padding
+        self.char_table = np.zeros((len(types) + 1, 50), np.int32)
+        for w, i in self.type_id.items():
+            self.char_table[i] = token_char_ids(w)
+
+    def encode(self, sentence: list[str]) -> tuple[list[int], list[int]]:
+        words = [BOS_TOKEN] + sentence + [EOS_TOKEN]
+        unk = self.word_id[UNK]
+        return [self.type_id[w] for w in words], [self.word_id.get(w, unk) for w in words]
+
+    def batches(self, sentences, max_tokens: int, rng: np.random.Generator | None = None):
+        """Yield (types (B,S), targets (B,S), lengths (B,)); similar lengths batched together."""
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        groups, group, longest = [], [], 0
+        for i in order:
+            n = len(sentences[i]) + 2
+            if group and max(longest, n) * (len(group) + 1) > max_tokens:
+                groups.append(group)
+                group, longest = [], 0
+            group.append(i)
+            longest = max(longest, n)
+        if group:
+            groups.append(group)
+        if rng is not None:
+            rng.shuffle(groups)
+        for group in groups:
+            enc = [self.encode(sentences[i]) for i in group]
+            S = max(len(t) for t, _ in enc)
+            types = np.zeros((len(group), S), np.int32)
+            targets = np.zeros((len(group), S), np.int32)
+            for b, (t, y) in enumerate(enc):
+                types[b, : len(t)], targets[b, : len(y)] = t, y
+            yield types, targets, np.array([len(t) for t, _ in enc], np.int32)
+
+
+# ---------------------------------------------------------------------------------------
+# The LM heads and the loss
+# ---------------------------------------------------------------------------------------
+
+
+class SoftmaxHead(tf.Module):
+    """Output embedding shared by the forward and backward LMs: (V, P) and (V,)."""
+
+    def __init__(self, vocab_size: int, dim: int, seed: int = 1):
+        super().__init__(name="softmax")
+        self.w = tf.Variable(tf.random.stateless_normal((vocab_size, dim), [seed, 3]) / math.sqrt(dim), name="W")
+        self.b = tf.Variable(tf.zeros((vocab_size,)), name="b")
+
+
+def embed_types(model: ElmoModel, char_table, types):
+    """Char-CNN vectors for a batch of type ids (B, S) -> (B, S, P).
+
+    The CNN runs once per distinct type in the batch (a batch of 2,500 tokens holds far
+    fewer types), which gives the same vectors at a fraction of the cost.
+    """
+    uniq, idx = tf.unique(tf.reshape(types, [-1]))
+    vectors = model.char_cnn(tf.gather(char_table, uniq)[tf.newaxis])[0]  # (U, P)
+    return tf.reshape(tf.gather(vectors, idx), (tf.shape(types)[0], tf.shape(types)[1], -1))
+
+
+def lm_states(model: ElmoModel, token, lengths, dropout=None):
+    """Top-layer states and their targets' positions for both LMs.
+
+    Args:
+        token: (B, S, P) char-CNN vectors of sentences wrapped in <S> .. </S>.
+
+    Returns (h (N, P), index (N, 2) into targets (B, S), n = N / 2): the forward LM at
+    position p predicts token p+1, the backward LM at p predicts token p-1.
+    """
+    B = tf.shape(token)[0]
+    state_c, state_m = model.lstm.zero_state(B)
+    layers, _ = model.lstm(token, lengths, state_c, state_m, dropout)
+    top = layers[-1]  # (2, B, S, P)
+    S = tf.shape(token)[1]
+    valid = tf.sequence_mask(lengths - 1, S - 1)  # (B, S-1): pairs (p, p+1) inside the sentence
+    where = tf.cast(tf.where(valid), tf.int32)  # (n, 2) = (b, p)
+    h_fwd = tf.gather_nd(top[0], where)  # state at p predicts p+1
+    h_bwd = tf.gather_nd(top[1], where + [0, 1])  # state at p+1 predicts p
+    h = tf.concat([h_fwd, h_bwd], axis=0)  # (N=2n, P)
+    index = tf.concat([where + [0, 1], where], axis=0)  # (N, 2)
+    return h, index, tf.shape(where)[0]
+
+
+class Trainer:
+    """Adam on the biLM + softmax head, one ``tf.function`` step traced once."""
+
+    def __init__(self, model: ElmoModel, head: SoftmaxHead, char_table: np.ndarray, num_sampled: int,
+                 lr: float, total_steps: int, warmup: int = 200, dropout: float = 0.1, clip: float = 5.0):
+        self.model, self.head = model, head
+        self.char_table = tf.constant(char_table)
+        self.vars = list(model.weight_map().values()) + [head.w, head.b]
+        self.m = [tf.Variable(tf.zeros_like(v)) for v in self.vars]
+        self.v = [tf.Variable(tf.zeros_like(v)) for v in self.vars]
+        self.step = tf.Variable(0, dtype=tf.int64)
+        self.num_sampled, self.lr, self.total, self.warmup = num_sampled, lr, total_steps, warmup
+        self.dropout, self.clip = dropout, clip
+        spec = [tf.TensorSpec((None, None), tf.int32)] * 2 + [tf.TensorSpec((None,), tf.int32)]
+        self.train_step = tf.function(self._train_step, input_signature=spec)
+
+    def learning_rate(self):
+        s = tf.cast(self.step, tf.float32) + 1.0
+        warm = tf.minimum(1.0, s / self.warmup)
+        progress = tf.minimum(1.0, s / float(self.total))
+        return self.lr * warm * (0.1 + 0.9 * 0.5 * (1.0 + tf.cos(math.pi * progress)))
+
+    def _train_step(self, types, targets, lengths):
+        V = self.head.w.shape[0]
+        with tf.GradientTape() as tape:
+            token = embed_types(self.model, self.char_table, types)  # (B, S, P)
+            h, index, _ = lm_states(self.model, token, lengths, dropout=self.dropout)
+            h = tf.nn.dropout(h, self.dropout)
+            y = tf.gather_nd(targets, index)[:, tf.newaxis]  # (N, 1)
+            loss = tf.reduce_mean(tf.nn.sampled_softmax_loss(
+                self.head.w, self.head.b, tf.cast(y, tf.int64), h, self.num_sampled, V,
+                remove_accidental_hits=True))
+        grads = tape.gradient(loss, self.vars)
+        grads = [tf.convert_to_tensor(g) for g in grads]
+        grads, norm = tf.clip_by_global_norm(grads, self.clip)
+        lr = self.learning_rate()
+        self.step.assign_add(1)
+        t = tf.cast(self.step, tf.float32)
+        b1, b2 = 0.9, 0.999
+        for var, g, m, v in zip(self.vars, grads, self.m, self.v):
+            # Adam (Kingma & Ba) as one fused kernel per variable.
+            tf.raw_ops.ResourceApplyAdam(
+                var=var.handle, m=m.handle, v=v.handle, beta1_power=b1**t, beta2_power=b2**t, lr=lr,
+                beta1=b1, beta2=b2, epsilon=1e-8, grad=g)
+        return loss, norm
+
+
+def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2500, num_sampled: int = 1024,
+               lr: float = 2e-3, min_count: int = 3, seed: int = 0, dropout: float = 0.1, warmup: int = 200,
+               type_sentences=None, log=print, max_seconds: float | None = None, on_checkpoint=None,
+               checkpoint_every: int = 0):
+    """Train a biLM on word-split sentences for ``steps`` steps.
+
+    Returns (model, head, batcher, history) where history is a list of per-step losses.
+    """
+    tf.random.set_seed(seed)
+    rng = np.random.default_rng(seed)
+    vocab = build_vocab(sentences, min_count)
+    batcher = Batcher(vocab, list(sentences) + list(type_sentences or []))
+    model = ElmoModel(config, seed=seed)
+    head = SoftmaxHead(len(vocab), config.projection_dim, seed=seed + 1)
+    trainer = Trainer(model, head, batcher.char_table, min(num_sampled, len(vocab) - 1), lr, steps,
+                      warmup=min(warmup, max(1, steps // 10)), dropout=dropout)
+    history, start, step, epoch = [], time.time(), 0, 0
+    while step < steps:
+        epoch += 1
+        for types, targets, lengths in batcher.batches(sentences, max_tokens, rng):
+            loss, norm = trainer.train_step(types, targets, lengths)
+            history.append(float(loss))
+            step += 1
+            if step % 100 == 0 or step == steps:
+                elapsed = time.time() - start
+                log(f"step {step}/{steps} epoch {epoch} loss {np.mean(history[-100:]):.3f} "
+                    f"grad-norm {float(norm):.2f} lr {float(trainer.learning_rate()):.5f} {elapsed / 60:.1f} min")
+            if on_checkpoint and checkpoint_every and step % checkpoint_every == 0:
+                on_checkpoint(model, step)
+            if step >= steps or (max_seconds and time.time() - start > max_seconds):
+                steps = step
+                break
+    return model, head, batcher, history
+
+
+# ---------------------------------------------------------------------------------------
+# Evaluation
+# ---------------------------------------------------------------------------------------
+
+
+def heldout_perplexity(model: ElmoModel, head: SoftmaxHead, batcher: Batcher, sentences, max_tokens=4000):
+    """Full-softmax perplexity of the forward and backward LMs over held-out targets
+    (every word, plus </S> forward and <S> backward; rare words count as <UNK>)."""
+    nll = np.zeros(2)
+    count = 0
+
+    @tf.function(input_signature=[tf.TensorSpec((None, None), tf.int32)] * 2 + [tf.TensorSpec((None,), tf.int32)])
+    def batch_nll(types, targets, lengths):
+        token = embed_types(model, batcher.char_table, types)
+        h, index, n = lm_states(model, token, lengths)
+        logits = tf.matmul(h, head.w, transpose_b=True) + head.b  # (N, V)
+        y = tf.gather_nd(targets, index)
+        losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        return tf.reduce_sum(losses[:n]), tf.reduce_sum(losses[n:]), n
+
+    for types, targets, lengths in batcher.batches(sentences, max_tokens):
+        f, b, n = batch_nll(types, targets, lengths)
+        nll += (float(f), float(b))
+        count += int(n)
+    return float(np.exp(nll[0] / count)), float(np.exp(nll[1] / count)), count
+
+
+def unigram_perplexity(train, held, vocab):
+    """Perplexity of the training unigram distribution over the same targets (add-one)."""
+    word_id = {w: i for i, w in enumerate(vocab)}
+    unk = word_id[UNK]
+    counts = np.ones(len(vocab))
+    for s in train:
+        for w in s + [EOS_TOKEN]:
+            counts[word_id.get(w, unk)] += 1
+    logp = np.log(counts / counts.sum())
+    nll, n = 0.0, 0
+    for s in held:
+        for w in s + [EOS_TOKEN]:
+            nll -= logp[word_id.get(w, unk)]
+            n += 1
+    return float(np.exp(nll / n)), n
+
+
+# ---------------------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------------------
+
+
+def folder_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+def write_model_card(out: Path, m: dict) -> None:
+    c = m["config"]
+    text = f"""# ELMo-mini (embedded in Context Lab)
+
+A small ELMo-style bidirectional language model trained **here**, on CPU, by
+`python -m lab.elmo_train`, so that the app has a contextual-embedding model that works
+offline. It is **not** the AllenNLP / TF Hub ELMo (93.6M parameters, 1B Word Benchmark):
+it is a teaching model with the same architecture at a much smaller size, trained on a
+small corpus of dictionary text. Expect rough, dictionary-flavoured contexts, not
+state-of-the-art representations.
+
+## Architecture
+- Character CNN: char embedding {c['char_embed_dim']}, filters {c['filters']}
+  ({m['n_filters']} in all), ReLU, {c['n_highway']} highway layer(s), projection {c['projection_dim']}.
+- biLM: {c['n_layers']} LSTM layers per direction, {c['lstm_dim']} cells projected to
+  {c['projection_dim']}, cell clip {c['cell_clip']}, projection clip {c['proj_clip']},
+  residual around layer 2; forward and backward LMs share the softmax.
+- Outputs as TF Hub ELMo v3: `word_emb` (B,T,{c['projection_dim']}), `lstm_outputs1`,
+  `lstm_outputs2`, `elmo` (B,T,{2 * c['projection_dim']}), `default` (B,{2 * c['projection_dim']}).
+  The scalar mix is **not learned** (uniform weights, gamma 1): there was no downstream task.
+- Parameters (biLM, without the training softmax): {m['parameters']:,}.
+
+## Data
+- Corpus: {m['corpus']['source_name']}: every synset's definition led by up to three of
+  its lemmas (`bank : sloping land ...`), and every example sentence; words split with
+  `lab.tokenize.split_words`, case kept.
+- Licence: Princeton WordNet 3.0 licence (free to use, copy, modify and distribute, with
+  the copyright notice: "WordNet 3.0 Copyright 2006 by Princeton University. All rights
+  reserved."). Obtained from Debian's `wordnet-base` package.
+- Split: by synset, stable CRC32 hash of offset+POS, {m['corpus']['held_out_per_mille'] / 10:.0f}% held out.
+- Train: {m['corpus']['train_sentences']:,} sentences, {m['corpus']['train_tokens']:,} tokens.
+  Held-out: {m['corpus']['held_out_sentences']:,} sentences, {m['corpus']['held_out_tokens']:,} tokens.
+- Output vocabulary: {m['vocab_size']:,} words (count >= {m['min_count']} in train, plus `<S>`, `</S>`, `<UNK>`);
+  held-out `<UNK>` rate {m['heldout_unk_rate'] * 100:.1f}%. Inputs are characters, so any word can be embedded.
+
+## Training
+- {m['steps']:,} steps of about {m['max_tokens']} padded tokens ({m['epochs']:.1f} epochs), Adam, peak lr {m['lr']},
+  warm-up then cosine decay, dropout {m['dropout']}, sampled softmax with {m['num_sampled']} samples, seed {m['seed']}.
+- Wall time: {m['train_minutes']:.1f} min on {m['cpus']} CPU core(s) (TensorFlow {m['tensorflow']}).
+
+## Held-out perplexity (full softmax, targets include `</S>` / `<S>`)
+| model | perplexity |
+| --- | --- |
+| ELMo-mini forward LM | {m['ppl_forward']:.1f} |
+| ELMo-mini backward LM | {m['ppl_backward']:.1f} |
+| unigram baseline (train counts, add-one, same vocabulary and split) | {m['ppl_unigram']:.1f} |
+
+## Files
+- `options.json` + `weights.hdf5`: bilm-tf / AllenNLP layout, read by `lab.models.elmo.load_allennlp`
+  (the app's default path: supports stateful mode and dropout).
+- `saved_model/`: TF2 SavedModel with ELMo v3 signatures `default` and `tokens`
+  (`hub.load(...)`), {m['saved_model_mb']:.1f} MB.
+- `metrics.json`: every figure above.
+
+## What it is not
+Not the AllenNLP or TF Hub ELMo; not trained on news or web text; not evaluated on any
+downstream task; its vocabulary and style are those of dictionary definitions.
+"""
+    (out / "MODEL_CARD.md").write_text(text)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default=str(ASSETS), help="where to write the model (default: the embedded assets)")
+    p.add_argument("--wordnet", default=None, help="a folder holding WordNet's data.* files (default: fetch)")
+    p.add_argument("--steps", type=int, default=1500)
+    p.add_argument("--max-tokens", type=int, default=2500, help="padded tokens per batch")
+    p.add_argument("--num-sampled", type=int, default=1024)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--min-count", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-minutes", type=float, default=45.0, help="stop early past this")
+    p.add_argument("--checkpoint-every", type=int, default=1000, help="steps between checkpoints to OUT/checkpoint")
+    a = p.parse_args(argv)
+
+    from lab.elmo_corpus import HELD_OUT_PER_MILLE, load_corpus
+
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    corpus = load_corpus(a.wordnet)
+    stats = corpus.stats()
+    print("corpus:", json.dumps(stats), flush=True)
+    config = ElmoConfig.mini()
+
+    def checkpoint(model, step):
+        save_allennlp(model, out / "checkpoint")
+        print(f"checkpoint at step {step} -> {out / 'checkpoint'}", flush=True)
+
+    start = time.time()
+    model, head, batcher, history = train_bilm(
+        corpus.train, config, a.steps, max_tokens=a.max_tokens, num_sampled=a.num_sampled, lr=a.lr,
+        min_count=a.min_count, seed=a.seed, dropout=a.dropout, type_sentences=corpus.held_out,
+        log=lambda s: print(s, flush=True), max_seconds=a.max_minutes * 60, on_checkpoint=checkpoint,
+        checkpoint_every=a.checkpoint_every,
+    )
+    train_minutes = (time.time() - start) / 60
+    steps = len(history)
+    tokens_per_epoch = sum(len(s) + 2 for s in corpus.train)
+    ppl_f, ppl_b, n = heldout_perplexity(model, head, batcher, corpus.held_out)
+    ppl_u, _ = unigram_perplexity(corpus.train, corpus.held_out, batcher.vocab)
+    unk = batcher.word_id[UNK]
+    held_unk = sum(batcher.word_id.get(w, unk) == unk for s in corpus.held_out for w in s)
+    print(f"held-out perplexity: forward {ppl_f:.1f} backward {ppl_b:.1f} unigram {ppl_u:.1f} ({n} targets)", flush=True)
+
+    save_allennlp(model, out)
+    if (out / "saved_model").exists():
+        shutil.rmtree(out / "saved_model")
+    export_saved_model(model, out / "saved_model")
+    shutil.rmtree(out / "checkpoint", ignore_errors=True)
+    metrics = {
+        "config": asdict(config),
+        "n_filters": config.n_filters,
+        "parameters": model.num_parameters(),
+        "corpus": {**stats, "source_name": "WordNet 3.0 glosses and examples", "held_out_per_mille": HELD_OUT_PER_MILLE},
+        "vocab_size": len(batcher.vocab),
+        "min_count": a.min_count,
+        "heldout_unk_rate": held_unk / max(1, stats["held_out_tokens"]),
+        "steps": steps,
+        "max_tokens": a.max_tokens,
+        "epochs": steps * a.max_tokens / tokens_per_epoch,
+        "lr": a.lr,
+        "dropout": a.dropout,
+        "num_sampled": a.num_sampled,
+        "seed": a.seed,
+        "final_train_loss": float(np.mean(history[-200:])),
+        "train_minutes": train_minutes,
+        "total_minutes": (time.time() - t0) / 60,
+        "cpus": os.cpu_count(),
+        "tensorflow": tf.__version__,
+        "ppl_forward": ppl_f,
+        "ppl_backward": ppl_b,
+        "ppl_unigram": ppl_u,
+        "heldout_targets_per_direction": n,
+        "saved_model_mb": folder_size(out / "saved_model") / 2**20,
+        "weights_hdf5_mb": (out / "weights.hdf5").stat().st_size / 2**20,
+    }
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    write_model_card(out, metrics)
+    print(json.dumps(metrics, indent=2), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
