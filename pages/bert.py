@@ -35,23 +35,18 @@ st.markdown("`##` marks a piece that continues the word before it. `[CLS]` opens
             "and `[SEP]` closes it; `[PAD]` fills the shorter sentence up to the batch length, "
             "and `input_mask` = 0 tells the model to ignore it.")
 T = out.input_word_ids.shape[1]
-cols = st.columns(2)
-for b, (col, name) in enumerate(zip(cols, "AB")):
+for b, name in enumerate("AB"):
     enc = out.encodings[b]
-    with col:
-        st.subheader(f"Sentence {name}")
-        st.text(fr.sentences[b])  # as typed, never rendered as markdown or HTML
-        words = ["" if p == 0 or p > len(enc.pieces) else enc.words[enc.word_index[p - 1]]
-                 for p in range(T)]
-        table = pd.DataFrame({
-            "position": np.arange(T),
-            "token": [out.tokens[b][p] if p < len(out.tokens[b]) else "[PAD]" for p in range(T)],
-            "input_word_ids": out.input_word_ids[b],
-            "input_mask": out.input_mask[b],
-            "input_type_ids": out.input_type_ids[b],
-            "word": words,
-        })
-        st.dataframe(table, hide_index=True, height=min(38 + 35 * T, 420), key=f"wp_{name}")
+    st.subheader(f"Sentence {name}")
+    st.text(fr.sentences[b])  # as typed: never rendered as markdown or HTML
+    words = ["" if p == 0 or p > len(enc.pieces) else enc.words[enc.word_index[p - 1]] for p in range(T)]
+    table = pd.DataFrame(
+        [[out.tokens[b][p] if p < len(out.tokens[b]) else "[PAD]" for p in range(T)],
+         out.input_word_ids[b].tolist(), out.input_mask[b].tolist(), out.input_type_ids[b].tolist(), words],
+        index=["token", "input_word_ids", "input_mask", "input_type_ids", "word"],
+        columns=[str(p) for p in range(T)],
+    )
+    st.dataframe(table.astype(str), key=f"wp_{name}")
 shapes = " · ".join(f"`{k}` {getattr(out, k).dtype} {tuple(getattr(out, k).shape)}"
                     for k in ("input_word_ids", "input_mask", "input_type_ids"))
 st.markdown(f"Batch inputs (B = 2 sentences, T = {T} positions): {shapes}")

@@ -70,8 +70,25 @@ def _source_picker(family: str, title: str) -> str:
     return choice
 
 
+def _use_app_navigation() -> None:
+    """Route a first request through app.py's ``st.navigation``.
+
+    Streamlit starts in its older folder mode when a ``pages/`` folder sits beside the
+    entry file, and stays there until some run calls ``st.navigation``. If the very first
+    request of a server is a direct link to a page (``/bert?a=...``), that page would run
+    alone, without the app's navigation and page config. Leave that mode and rerun: the
+    rerun executes app.py, whose navigation resolves the same URL path to this page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def frame(page_title: str) -> Frame:
     """Draw the shared sidebar and return its values; call once at the top of each page."""
+    _use_app_navigation()
     state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False)
     with st.sidebar:
         st.markdown("### Context Lab")

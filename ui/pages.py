@@ -1,0 +1,21 @@
+"""The pages of the app, in navigation order (used by app.py and the home page)."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    path: str
+    title: str
+    icon: str
+    url_path: str
+    blurb: str
+    default: bool = False
+
+
+PAGES = (
+    PageInfo("pages/home.py", "Home", ":material/home:", "home", "What this lab shows and how to use it.", default=True),
+    PageInfo("pages/bert.py", "BERT WordPiece", ":material/extension:", "bert",
+             "How BERT cuts text into word pieces, and how one word's vector changes layer by "
+             "layer in two sentences."),
+)
