@@ -408,8 +408,8 @@ class HubBert:
         self.source = encoder_source
         self.preprocess_source = preprocess_source
         self.label = f"TF Hub BERT: {encoder_source}"
-        self.preprocessor = sources.hub_load(preprocess_source)
         self.encoder = sources.hub_load(encoder_source)
+        self.preprocessor = sources.hub_load(preprocess_source)
         self.vocab = self._find_vocab(preprocess_source)
         special = self.preprocessor.tokenize.get_special_tokens_dict()
         self.special = {k: int(v.numpy()) for k, v in special.items()}

@@ -664,7 +664,10 @@ class HubElmoRunner:
             raise SourceError(f"{source}: the 'tokens' signature lacks the ELMo outputs {missing}.")
 
     def _variables(self) -> list:
-        return list(getattr(self.module, "variables", []) or [])
+        """The module's variables (TF1 hub modules list them; a TF2 SavedModel's are the
+        ones its ``tokens`` function captures)."""
+        found = list(getattr(self.module, "variables", None) or [])
+        return found or list(getattr(self._tokens, "variables", None) or [])
 
     @property
     def mix_weights(self):

@@ -1,0 +1,58 @@
+"""Shared test set-up: the repo on sys.path, quiet TensorFlow, shared fixtures."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+TOY_VOCAB = [
+    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ",", "!", "?", "'",
+    "the", "a", "bank", "river", "central", "raised", "interest", "rate", "##s", "yesterday",
+    "fish", "##er", "##man", "rest", "##ed", "on", "at", "sun", "##set", "un",
+    "##aff", "##able", "cafe", "naive", "deposit", "money", "in", "of", "we", "sat",
+]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: real-browser tests (Playwright + Chromium)")
+
+
+@pytest.fixture(scope="session")
+def embedded_bert():
+    from lab.models.bert import load_bert
+
+    return load_bert("embedded")
+
+
+@pytest.fixture(scope="session")
+def toy_vocab_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("toy") / "vocab.txt"
+    path.write_text("\n".join(TOY_VOCAB) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def hub_bert_dirs(tmp_path_factory, toy_vocab_file):
+    """A tiny BERT saved as TF Hub-style preprocessor + encoder SavedModels."""
+    from tests.hub_models import save_tiny_hub_bert
+
+    return save_tiny_hub_bert(tmp_path_factory.mktemp("hub_bert"), toy_vocab_file)
+
+
+def shared_fixture(*parts: str) -> Path:
+    """A path in ../shared/fixtures, or a skip saying why it is missing."""
+    path = SHARED.joinpath("fixtures", *parts)
+    if not SHARED.exists():
+        pytest.skip(f"../shared is absent beside the repo ({SHARED}); parity fixtures live there")
+    if not path.exists():
+        pytest.skip(f"missing shared fixture {path}")
+    return path

@@ -1,0 +1,95 @@
+"""WordPiece via tensorflow-text: exact ids, packing as the TF Hub preprocessor, alignment."""
+
+import numpy as np
+import pytest
+
+from lab.tokenize import WordPieceTokenizer, prepare_text, split_words
+from tests.conftest import ROOT, TOY_VOCAB
+
+
+@pytest.fixture(scope="module")
+def toy(toy_vocab_file):
+    return WordPieceTokenizer.from_file(toy_vocab_file)
+
+
+def ids_of(*tokens):
+    return [TOY_VOCAB.index(t) for t in tokens]
+
+
+def test_toy_vocab_exact_ids_and_continuations(toy):
+    enc = toy.encode(["The central bank raised interest rates yesterday."])[0]
+    assert enc.pieces == ["the", "central", "bank", "raised", "interest", "rate", "##s", "yesterday", "."]
+    assert enc.ids == ids_of("the", "central", "bank", "raised", "interest", "rate", "##s", "yesterday", ".")
+    assert enc.words == ["The", "central", "bank", "raised", "interest", "rates", "yesterday", "."]
+    assert enc.pieces_of_word(5) == [5, 6]  # "rates" -> rate ##s
+
+
+def test_toy_vocab_unknown_accents_and_case(toy):
+    enc = toy.encode(["Café NAÏVE fisherman zebra"])[0]
+    assert enc.pieces == ["cafe", "naive", "fish", "##er", "##man", "[UNK]"]
+    assert enc.words == ["Café", "NAÏVE", "fisherman", "zebra"]
+    assert enc.spans[0] == (0, 4) and enc.spans[-1] == (21, 26)  # characters, not bytes
+
+
+def test_pack_single_and_pair_like_the_hub_preprocessor(toy):
+    a, b = toy.encode(["the bank", "we sat on the river bank"])
+    single = toy.pack([a, b])
+    cls, sep = TOY_VOCAB.index("[CLS]"), TOY_VOCAB.index("[SEP]")
+    assert single["input_word_ids"].tolist() == [
+        [cls] + a.ids + [sep] + [0] * 4,
+        [cls] + b.ids + [sep],
+    ]
+    assert single["input_mask"].tolist() == [[1] * 4 + [0] * 4, [1] * 8]
+    assert not single["input_type_ids"].any()
+    pair = toy.pack([a], [b])
+    assert pair["input_word_ids"][0].tolist() == [cls] + a.ids + [sep] + b.ids + [sep]
+    assert pair["input_type_ids"][0].tolist() == [0] * 4 + [1] * 7
+    trimmed = toy.pack([a], [b], seq_length=7)  # round-robin: 2 from each segment
+    assert trimmed["input_word_ids"][0].tolist() == [cls] + a.ids + [sep] + b.ids[:2] + [sep]
+
+
+def test_real_vocab_matches_reference_tokenizer(embedded_bert):
+    ref = np.load(ROOT / "tests/fixtures/bert_reference.npz")
+    tok = embedded_bert.tokenizer
+    packed = tok.pack(tok.encode([str(s) for s in ref["sentences"]]))
+    np.testing.assert_array_equal(packed["input_word_ids"], ref["input_ids"])
+    np.testing.assert_array_equal(packed["input_mask"], ref["attention_mask"])
+    a, b = tok.encode([str(s) for s in ref["sentences"][:2]])
+    pair = tok.pack([a], [b])
+    np.testing.assert_array_equal(pair["input_word_ids"], ref["pair_input_ids"])
+    np.testing.assert_array_equal(pair["input_type_ids"], ref["pair_token_type_ids"])
+
+
+def test_default_sentences_exact_ids(embedded_bert):
+    a, b = embedded_bert.tokenizer.encode(["The central bank raised interest rates yesterday.",
+                                           "A fisherman rested on the river bank at sunset."])
+    assert a.ids == [1996, 2430, 2924, 2992, 3037, 6165, 7483, 1012]
+    assert b.ids == [1037, 19949, 8614, 2006, 1996, 2314, 2924, 2012, 10434, 1012]
+
+
+def test_truncation_to_510_pieces_is_flagged(embedded_bert):
+    enc = embedded_bert.tokenizer.encode(["bank " * 600])[0]
+    assert len(enc.ids) == 510 and enc.truncated
+
+
+def test_emoji_cjk_rtl_and_zero_width(embedded_bert):
+    enc = embedded_bert.tokenizer.encode(["ban\u200bk 🏦 東京 שלום"])[0]
+    assert enc.words[0] == "bank"  # the zero-width space is removed before tokenizing
+    assert enc.pieces == ["bank", "[UNK]", "東", "京", "ש", "##ל", "##ו", "##ם"]
+    assert enc.words == ["bank", "🏦", "東", "京", "שלום"]  # the Hebrew word stays one word
+
+
+def test_prepare_text_messages():
+    for bad in ("", "   \n\t", "\u200b\u200b", "🏦 🏦 !!"):
+        with pytest.raises(ValueError):
+            prepare_text(bad)
+    text, notes = prepare_text("a\u200bb  c")
+    assert text == "ab c" and "invisible" in notes[0]
+    long, notes = prepare_text("word " * 3000, max_chars=100)
+    assert len(long) <= 100 and "longer than 100" in notes[0]
+    assert prepare_text("<script>alert(1)</script>")[0] == "<script>alert(1)</script>"
+
+
+def test_split_words_separates_punctuation():
+    assert split_words("We sat on the river bank.") == ["We", "sat", "on", "the", "river", "bank", "."]
+    assert split_words("Don't stop, well-known!") == ["Don't", "stop", ",", "well-known", "!"]
