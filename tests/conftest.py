@@ -14,6 +14,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# Browser fixtures (app_server, browser, page) for the @pytest.mark.browser tests.
+pytest_plugins = ["tests.browser"]
+
 TOY_VOCAB = [
     "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ",", "!", "?", "'",
     "the", "a", "bank", "river", "central", "raised", "interest", "rate", "##s", "yesterday",
