@@ -1,0 +1,92 @@
+"""The shipped ELMo-mini: files, size, held-out perplexity, and word senses by context."""
+
+import json
+
+import numpy as np
+import pytest
+
+from lab.models.elmo import ASSETS, ElmoRunner, HubElmoRunner, load_elmo
+from lab.tokenize import split_words
+from tests.elmo_pairs import SENSES, sense_pairs
+
+
+@pytest.fixture(scope="module")
+def mini():
+    return load_elmo("embedded")
+
+
+def roc_auc(scores, labels) -> float:
+    """P(score of a positive > score of a negative), ties counting half (Mann-Whitney)."""
+    scores, labels = np.asarray(scores, float), np.asarray(labels, int)
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    greater = (pos[:, None] > neg[None, :]).sum()
+    ties = (pos[:, None] == neg[None, :]).sum()
+    return float((greater + 0.5 * ties) / (len(pos) * len(neg)))
+
+
+def test_roc_auc_helper():
+    assert roc_auc([0.9, 0.8, 0.1, 0.2], [1, 1, 0, 0]) == 1.0
+    assert roc_auc([0.1, 0.2, 0.9, 0.8], [1, 1, 0, 0]) == 0.0
+    assert roc_auc([0.5, 0.5], [1, 0]) == 0.5
+
+
+def target_vectors(runner, sentences: list[str], words: list[str]) -> np.ndarray:
+    """(3 + 1, N, C): each sentence's vector of its target word in every layer, + elmo."""
+    tokens = [split_words(s) for s in sentences]
+    index = [[t.lower() for t in toks].index(w) for toks, w in zip(tokens, words)]
+    out = runner.run(tokens)
+    rows = np.arange(len(tokens))
+    layers = np.concatenate([out.layers, out.elmo[None]], axis=0)  # (4, N, T, C)
+    return layers[:, rows, index]
+
+
+def test_the_embedded_files_are_there_and_small():
+    for name in ("options.json", "weights.hdf5", "metrics.json", "MODEL_CARD.md", "saved_model/saved_model.pb"):
+        assert (ASSETS / name).is_file(), name
+    size = sum(p.stat().st_size for p in (ASSETS / "saved_model").rglob("*") if p.is_file())
+    assert size <= 30 * 2**20
+    total = sum(p.stat().st_size for p in ASSETS.rglob("*") if p.is_file())
+    assert total <= 40 * 2**20
+
+
+def test_embedded_runner(mini):
+    assert isinstance(mini, ElmoRunner) and mini.supports_state
+    assert mini.label.startswith("ELMo-mini (embedded, trained here")
+    info = mini.info()
+    assert info["parameters"] == json.loads((ASSETS / "metrics.json").read_text())["parameters"]
+    assert mini.mix_weights is None  # no downstream task: the mix is uniform, not learned
+    out = mini.run([split_words("The bank raised its rates.")])
+    assert out.elmo.shape == (1, 6, 256) and out.word_emb.shape == (1, 6, 128)
+
+
+def test_shipped_saved_model_matches_the_in_memory_model(mini):
+    hub_runner = load_elmo(str(ASSETS / "saved_model"))
+    assert isinstance(hub_runner, HubElmoRunner)
+    tokens = [split_words("He sat on the bank of the river."), split_words("Banks lend money.")]
+    a, b = mini.run(tokens), hub_runner.run(tokens)
+    np.testing.assert_allclose(a.layers, b.layers, atol=1e-5)
+    np.testing.assert_allclose(a.default, b.default, atol=1e-5)
+
+
+def test_heldout_perplexity_beats_unigram_clearly():
+    m = json.loads((ASSETS / "metrics.json").read_text())
+    print(f"held-out perplexity: forward {m['ppl_forward']:.1f}, backward {m['ppl_backward']:.1f}, "
+          f"unigram {m['ppl_unigram']:.1f}")
+    assert m["corpus"]["held_out_tokens"] > 10_000
+    assert m["ppl_forward"] < 0.5 * m["ppl_unigram"]
+    assert m["ppl_backward"] < 0.5 * m["ppl_unigram"]
+    card = (ASSETS / "MODEL_CARD.md").read_text()
+    assert f"{m['ppl_forward']:.1f}" in card and f"{m['ppl_unigram']:.1f}" in card
+
+
+def test_same_sense_pairs_are_closer_than_different_sense_pairs(mini):
+    pairs = sense_pairs()
+    labels = [same for *_, same in pairs]
+    assert len(SENSES) >= 10 and sum(labels) >= 20 and len(pairs) - sum(labels) >= 20
+    a = target_vectors(mini, [p[1] for p in pairs], [p[0] for p in pairs])
+    b = target_vectors(mini, [p[2] for p in pairs], [p[0] for p in pairs])
+    cos = (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))  # (4, N)
+    aucs = {name: roc_auc(cos[i], labels) for i, name in enumerate(["word_emb", "lstm_outputs1", "lstm_outputs2", "elmo"])}
+    print("ROC AUC by layer:", {k: round(v, 3) for k, v in aucs.items()})
+    assert aucs["word_emb"] == 0.5  # context-free: every pair of one word has cosine 1
+    assert max(aucs["lstm_outputs1"], aucs["lstm_outputs2"]) >= 0.75

@@ -1,0 +1,85 @@
+"""Training pieces on tiny data: the WordNet parser, batches, a few steps, the metrics."""
+
+import numpy as np
+
+from lab.elmo_corpus import is_held_out, parse_synset_line, synset_sentences
+from lab.elmo_train import (
+    UNK,
+    Batcher,
+    build_vocab,
+    heldout_perplexity,
+    train_bilm,
+    unigram_perplexity,
+)
+from lab.models.elmo import BOS_IDS, EOS_IDS, ElmoConfig, token_char_ids
+
+LINE = (
+    "09213565 17 n 02 bank 0 river_bank 0 002 @ 09409512 n 0000 | sloping land (especially the slope "
+    'beside a body of water); "they pulled the canoe up on the bank"; "he sat on the bank of the river"  \n'
+)
+
+TOY = [s.split() for s in [
+    "the cat sat on the mat .",
+    "the dog sat on the log .",
+    "a cat and a dog sat together .",
+    "the river bank was muddy .",
+    "the bank lends money to people .",
+    "people sat on the bank of the river .",
+    "the dog saw the cat on the mat .",
+    "money in the bank is safe .",
+]] * 6
+
+
+def test_parse_a_wordnet_line():
+    key, lemmas, definition, examples = parse_synset_line(LINE)
+    assert key == "09213565n"
+    assert lemmas == ["bank", "river bank"]
+    assert definition == "sloping land (especially the slope beside a body of water)"
+    assert examples == ["they pulled the canoe up on the bank", "he sat on the bank of the river"]
+    sentences = synset_sentences(lemmas, definition, examples)
+    assert sentences[0][:5] == ["bank", ",", "river", "bank", ":"]
+    assert sentences[1] == "they pulled the canoe up on the bank".split()
+    assert parse_synset_line("  1 This software and database is being provided\n") is None
+
+
+def test_held_out_split_is_deterministic():
+    keys = [f"{i:08d}n" for i in range(5000)]
+    held = [k for k in keys if is_held_out(k)]
+    assert held == [k for k in keys if is_held_out(k)]
+    assert 0.01 < len(held) / len(keys) < 0.03
+
+
+def test_vocab_and_batches():
+    vocab = build_vocab(TOY, min_count=7)
+    assert vocab[:3] == ["<S>", "</S>", UNK] and vocab[3] == "the"
+    batcher = Batcher(vocab, TOY)
+    batches = list(batcher.batches(TOY[:8], max_tokens=40))
+    assert sum(len(t) for t, _, _ in batches) == 8
+    for types, targets, lengths in batches:
+        assert types.shape[0] * types.shape[1] <= 40 or types.shape[0] == 1
+        assert (lengths == (types > 0).sum(1)).all()
+    types, targets, lengths = batches[0]
+    first = batcher.char_table[types[0]]
+    assert (first[0] == BOS_IDS).all() and (first[lengths[0] - 1] == EOS_IDS).all()
+    assert (first[1] == token_char_ids(TOY[[len(s) for s in TOY[:8]].index(lengths[0] - 2)][0])).all()
+    assert targets[0, 0] == 0 and targets[0, lengths[0] - 1] == 1  # <S> and </S> ids
+
+
+def test_a_few_training_steps_lower_the_loss():
+    config = ElmoConfig.tiny()
+    model, head, batcher, history = train_bilm(TOY, config, steps=40, max_tokens=200, num_sampled=1000,
+                                               lr=1e-2, min_count=1, warmup=2, dropout=0.0, log=lambda s: None)
+    assert len(history) == 40 and all(np.isfinite(history))
+    assert np.mean(history[-5:]) < 0.7 * np.mean(history[:5])
+    fwd, bwd, n = heldout_perplexity(model, head, batcher, TOY[:8])
+    uni, m = unigram_perplexity(TOY, TOY[:8], batcher.vocab)
+    assert n == m == sum(len(s) + 1 for s in TOY[:8])
+    assert fwd < uni and bwd < uni  # it learned something beyond word frequencies
+
+
+def test_unigram_perplexity_of_a_uniform_text_is_the_vocab_size():
+    sents = [["a", "b", "c"]] * 10
+    vocab = ["<S>", "</S>", UNK, "a", "b", "c"]
+    ppl, n = unigram_perplexity(sents, sents, vocab)
+    # counts with add-one: a, b, c, </S> = 11 each, <S> and <UNK> 1 each, of 46
+    assert n == 40 and np.isclose(ppl, 46 / 11)
