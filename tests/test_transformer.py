@@ -31,7 +31,7 @@ def test_encode_pads_the_shorter_sentence_with_id_zero():
     assert batch.token_ids.dtype == np.int32
     assert batch.tokens[0] == ["the", "bank", "rested", "."] + ["[PAD]"] * 6
     assert batch.token_ids[0, 4:].tolist() == [0] * 6
-    assert batch.padding_mask.tolist() == [[1] * 4 + [0] * 6, [1] * 11]
+    assert batch.padding_mask.tolist() == [[1] * 4 + [0] * 6, [1] * 10]
     assert batch.truncated == [False, False]
 
 
