@@ -18,4 +18,7 @@ PAGES = (
     PageInfo("pages/bert.py", "BERT WordPiece", ":material/extension:", "bert",
              "How BERT cuts text into word pieces, and how one word's vector changes layer by "
              "layer in two sentences."),
+    PageInfo("pages/attention.py", "Transformer attention", ":material/hub:", "attention",
+             "One Transformer block with its padding mask made visible, then every head of a "
+             "real BERT: click a token to see where it looks."),
 )

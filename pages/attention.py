@@ -1,0 +1,333 @@
+"""Transformer attention: one minimal block with its padding mask, then real BERT heads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from lab import analysis, figures, sources
+from lab.models.transformer import run_block
+from ui import models, state
+from ui.frame import frame, md_escape, show_input_messages
+
+# The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
+# the browser, and nobody reads that many labels anyway.
+VIEW_TOKENS = 48
+FILTERS = {"all": "all tokens", "ab": "A → B", "ba": "B → A"}
+
+fr = frame("Transformer attention")
+state.register(att_seed=0, att_mask=True, att_head=0, att_row=0, att_mode="batch", att_brow=0,
+               att_filter="all", att_special="show", att_layer=0, att_bhead=0, att_tok=-1,
+               att_lines=False, att_embedded=False)
+
+st.title("Transformer attention")
+st.caption("Self-attention lets every token look at every other token. First one bare "
+           "Transformer block with its padding mask, then the heads of a real BERT.")
+show_input_messages(fr)
+
+
+def _choice(key: str, options: list, fallback):
+    """The persistent value of ``key`` when it is one of ``options``, else ``fallback``."""
+    if state.get(key) not in options:
+        state.put(key, fallback)
+    return state.get(key)
+
+
+def _table(df: pd.DataFrame, key: str) -> None:
+    """A table in a keyed container (AppTest finds a plain st.dataframe by position only)."""
+    with st.container(key=key):
+        st.dataframe(df)
+
+
+def _labels(tokens, positions) -> list[str]:
+    """Unique column names for tables: 'position·token' (a token can repeat)."""
+    return [f"{p}·{t}" for p, t in zip(positions, tokens)]
+
+
+# --- 1. a minimal block ------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner="Running the block...", max_entries=32)
+def block_run(sentences: tuple[str, ...], seed: int, use_mask: bool):
+    return run_block(list(sentences), seed=seed, use_mask=use_mask)
+
+
+@st.fragment
+def minimal_block() -> None:
+    _minimal_block()
+    state.sync_url()  # a fragment rerun does not reach the page's last line
+
+
+def _minimal_block() -> None:
+    st.header("1 · One Transformer block and its padding mask")
+    st.markdown(
+        "The two sentences go in as **one batch**, so the shorter one is filled up with `[PAD]` "
+        "(id 0). The **padding mask** (1 = real token, 0 = padding) becomes a bias of −10⁹ on "
+        "the padded keys before the softmax, so no token attends to padding: those columns "
+        "are exactly 0. Turn the mask off to see attention leak into the padding.")
+    c1, c2, c3, c4 = st.columns([2, 2, 3, 3])
+    with c1:
+        seed = state.widget(st.number_input, "att_seed", "Seed", min_value=0, max_value=2**31 - 1,
+                            step=1, help="The random weights come from this number: the same seed "
+                                         "and sentences give the same picture on every machine.")
+    with c2:
+        use_mask = state.widget(st.toggle, "att_mask", "Padding mask on")
+    try:
+        run = block_run(tuple(fr.sentences), int(seed), bool(use_mask))
+    except ValueError as exc:
+        st.warning(str(exc))
+        return
+    heads = list(range(run.config.num_heads))
+    _choice("att_head", heads, 0)
+    _choice("att_row", [0, 1], 0)
+    with c3:
+        head = state.widget(st.segmented_control, "att_head", "Head", options=heads, required=True,
+                            format_func=lambda h: f"H{h + 1}")
+    with c4:
+        row = state.widget(st.segmented_control, "att_row", "Batch row", options=[0, 1], required=True,
+                           format_func=lambda b: f"sentence {'AB'[b]}")
+    st.info(f"The weights are **random** (seed {int(seed)}), not trained: the pattern shows the "
+            "mechanics of attention, not meaning.", icon=":material/casino:")
+
+    batch = run.batch
+    B, T = batch.token_ids.shape
+    for b, cut in enumerate(batch.truncated):
+        if cut:
+            st.warning(f"Sentence {'AB'[b]} has more than {run.config.max_tokens} tokens; the block "
+                       f"uses the first {run.config.max_tokens}.")
+    table = pd.DataFrame(
+        [row_ for b in range(B) for row_ in (batch.tokens[b], batch.token_ids[b].tolist(),
+                                             batch.padding_mask[b].tolist())],
+        index=[f"{'AB'[b]} {name}" for b in range(B) for name in ("token", "token_ids", "padding_mask")],
+        columns=[str(p) for p in range(T)],
+    )
+    _table(table.astype(str), "att_batch")
+    c = run.config
+    st.markdown(
+        f"`token_ids` int32 ({B}, {T}) · `padding_mask` int32 ({B}, {T}) → bias ({B}, 1, 1, {T}) · "
+        f"attention ({B}, {c.num_heads}, {T}, {T}) · **output ({B}, {T}, {c.width})**: one new "
+        f"vector of width {c.width} per token, padding included.")
+
+    m = run.attentions[row, head]  # (T, T), query x key
+    tokens = batch.tokens[row]
+    padded = batch.padding_mask[row] == 0
+    state_word = "on" if use_mask else "OFF"
+    st.plotly_chart(
+        figures.attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask {state_word}",
+                                  run.label, fr.projector),
+        key="att_block_fig")
+    if not padded.any():
+        st.caption(f"Sentence {'AB'[row]} is the longer one, so it has no padding: pick the other "
+                   "batch row to see the mask at work.")
+    elif use_mask:
+        st.success(f"Padded key columns ({int(padded.sum())}): largest weight "
+                   f"{m[:, padded].max():.1f}, exactly zero. Every row sums to 1 over the real keys. "
+                   "The `[PAD]` rows are computed too, but nothing downstream reads them.")
+    else:
+        leak = m[~padded][:, padded].sum(axis=1).mean()
+        st.error(f"Mask off: the real tokens give on average {leak:.0%} of their attention to "
+                 "`[PAD]`, so the shorter sentence's vectors now depend on how long the other "
+                 "sentence is.")
+    pos = list(range(T))
+    _table(pd.DataFrame(m, index=_labels(tokens, pos), columns=_labels(tokens, pos)), "att_block_matrix")
+
+
+minimal_block()
+
+
+# --- 2. real BERT heads ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class View:
+    """What every BERT view draws: attn (L, H, Q, K) over the kept query/key positions."""
+
+    attn: np.ndarray
+    query_positions: np.ndarray
+    key_positions: np.ndarray
+    query_tokens: list[str]
+    key_tokens: list[str]
+    cropped: bool
+
+
+def attention_view(out, row: int, hide_special: bool, filt: str, limit: int = VIEW_TOKENS) -> View:
+    """Row ``row`` of a BERT run as the views show it.
+
+    Padding is dropped (its columns are 0). ``hide_special`` drops [CLS]/[SEP] and
+    renormalizes each row over the remaining keys (``analysis.drop_tokens``); then the
+    pair filter keeps one quadrant (``analysis.quadrant``) without renormalizing, so A → B
+    shows how much of A's attention goes to B. At most ``limit`` queries and keys are kept.
+    """
+    n = int(out.input_mask[row].sum())
+    tokens = out.tokens[row]
+    attn = out.attentions[:, row, :, :n, :n]  # (L, H, n, n): the real tokens
+    positions = np.arange(n)
+    if hide_special:
+        keep = analysis.content_mask(tokens, n)
+        attn = analysis.drop_tokens(attn, keep, renormalize=True)
+        positions = positions[keep]
+    segment = out.input_type_ids[row, positions]  # 0 = [CLS] A [SEP], 1 = B [SEP]
+    everything = np.ones(len(positions), bool)
+    q_keep, k_keep = {"ab": (segment == 0, segment == 1), "ba": (segment == 1, segment == 0)}.get(
+        filt, (everything, everything))
+    attn = analysis.quadrant(attn, q_keep, k_keep)
+    q_pos, k_pos = positions[q_keep], positions[k_keep]
+    cropped = len(q_pos) > limit or len(k_pos) > limit
+    q_pos, k_pos = q_pos[:limit], k_pos[:limit]
+    attn = attn[..., : len(q_pos), : len(k_pos)]
+    return View(attn, q_pos, k_pos, [tokens[p] for p in q_pos], [tokens[p] for p in k_pos], cropped)
+
+
+def _select_from_chart(chart_key: str, target: str, values: list[int]) -> None:
+    """A clicked cell selects ``values[row]`` into ``target`` (a query token or a head)."""
+    event = st.session_state.get(chart_key)
+    points = (event or {}).get("selection", {}).get("points", []) if event else []
+    if points:
+        y = int(points[0]["y"])
+        if 0 <= y < len(values):
+            state.put(target, int(values[y]))
+
+
+def _attention_model():
+    """The BERT for this section: the chosen one, or the embedded one when it has no attention."""
+    model = models.model("bert", fr.bert_source)
+    if getattr(model, "has_attentions", False):
+        return model
+    st.info(f"**{md_escape(model.label)}** cannot show attention: a TF Hub BERT encoder outputs "
+            "hidden states only, not its attention probabilities. The embedded model (a "
+            "BERT we run ourselves) can.", icon=":material/visibility_off:")
+    if not state.widget(st.toggle, "att_embedded", "Use the embedded model for attention"):
+        return None
+    return models.model("bert", sources.EMBEDDED)
+
+
+@st.fragment
+def bert_heads() -> None:
+    _bert_heads()
+    state.sync_url()
+
+
+def _bert_heads() -> None:
+    st.header("2 · Real BERT attention")
+    model = _attention_model()
+    if model is None:
+        return
+    c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
+    with c1:
+        _choice("att_mode", ["batch", "pair"], "batch")
+        mode = state.widget(st.segmented_control, "att_mode", "Input", options=["batch", "pair"],
+                            required=True, format_func={"batch": "padded batch",
+                                                        "pair": "one pair [CLS] A [SEP] B [SEP]"}.get)
+    pair = mode == "pair"
+    with c2:
+        if pair:
+            _choice("att_filter", list(FILTERS), "all")
+            filt = state.widget(st.segmented_control, "att_filter", "Queries → keys",
+                                options=list(FILTERS), required=True, format_func=FILTERS.get,
+                                help="A → B keeps sentence A's tokens as queries and B's as keys.")
+        else:
+            _choice("att_brow", [0, 1], 0)
+            state.widget(st.segmented_control, "att_brow", "Batch row", options=[0, 1], required=True,
+                         format_func=lambda b: f"sentence {'AB'[b]}")
+            filt = "all"
+    with c3:
+        _choice("att_special", ["show", "hide"], "show")
+        special = state.widget(st.segmented_control, "att_special", "[CLS] / [SEP]",
+                               options=["show", "hide"], required=True,
+                               help="Hide drops them as queries and keys and renormalizes each row "
+                                    "to sum to 1 over the remaining tokens, in every view.")
+
+    try:
+        out = models.bert_run(model, model.source, tuple(fr.sentences), pair)
+    except ValueError as exc:
+        st.warning(str(exc))
+        return
+    if out.attentions is None:
+        st.info("This source gave no attention probabilities.")
+        return
+    L, _, H = out.attentions.shape[:3]
+    layer_names = [f"layer {i + 1}" for i in range(L)]
+    with c4:
+        _choice("att_layer", list(range(L)), 0)
+        layer = state.widget(st.select_slider, "att_layer", "Layer", options=list(range(L)),
+                             format_func=lambda i: layer_names[i])
+    if any(out.truncated):
+        st.warning("The input has more word pieces than BERT's 512 positions allow; the extra "
+                   "pieces are cut.")
+
+    row = 0 if pair else state.get("att_brow")
+    view = attention_view(out, row, special == "hide", filt)
+    if view.cropped:
+        st.warning(f"Long input: the views draw the first {VIEW_TOKENS} queries and keys. The "
+                   "weights are those of the whole input, so a row can sum to less than 1 here.")
+    where = "the pair" if pair else f"sentence {'AB'[row]}"
+    shown = {"show": "shown", "hide": "hidden"}[special]
+    detail = f"{where}, {FILTERS[filt] if pair else 'all tokens'}, [CLS]/[SEP] {shown}"
+    st.caption(f"Model: **{md_escape(out.model_label)}** · {md_escape(detail)}")
+
+    # model view: every layer x head at once
+    st.subheader("Model view: every layer and head")
+    st.plotly_chart(figures.model_view(view.attn, view.query_tokens, f"All {L} layers × {H} heads, "
+                                       f"{detail}", out.model_label, fr.projector,
+                                       key_tokens=view.key_tokens), key="att_model_view")
+    st.caption("Rows are layers, columns heads; in each small square the queries run down and "
+               "the keys across. Pick one below to read it closely.")
+
+    # a token to follow
+    st.subheader("Head view: one layer, one head")
+    q_pos = [int(p) for p in view.query_positions]
+    content = [p for p, t in zip(q_pos, view.query_tokens) if t not in analysis.SPECIAL]
+    _choice("att_tok", q_pos, (content or q_pos)[0])
+    _choice("att_bhead", list(range(H)), 0)
+    head = state.widget(st.segmented_control, "att_bhead", "Head", options=list(range(H)),
+                        required=True, format_func=lambda h: f"H{h + 1}")
+    token = state.widget(st.pills, "att_tok", "Query token (click one, or a row of the heatmap)",
+                         options=q_pos, required=True,
+                         format_func=lambda p: md_escape(out.tokens[row][p]))
+    qi = q_pos.index(token)
+    q_tok = view.query_tokens[qi]
+
+    m = view.attn[layer, head]  # (Q, K)
+    hv1, hv2 = st.columns([3, 2]) if state.get("att_lines") else (st.container(), None)
+    with hv1:
+        st.plotly_chart(
+            figures.attention_heatmap(m, view.query_tokens, f"{layer_names[layer].capitalize()}, "
+                                      f"head {head + 1}: {detail}", out.model_label, fr.projector,
+                                      key_tokens=view.key_tokens, highlight_row=qi),
+            key="att_head_view", selection_mode="points",
+            on_select=partial(_select_from_chart, "att_head_view", "att_tok", q_pos))
+    lines = state.widget(st.toggle, "att_lines", "Show the query's row as lines",
+                         help="The selected token on the left, every key on the right; thicker "
+                              "lines carry more attention.")
+    if lines and hv2 is not None:
+        with hv2:
+            st.plotly_chart(
+                figures.attention_lines(m[qi], view.query_tokens, qi, f'"{q_tok}" in {layer_names[layer]}, '
+                                        f"head {head + 1}", out.model_label, fr.projector,
+                                        key_tokens=view.key_tokens),
+                key="att_lines_view")
+    _table(pd.DataFrame(m, index=_labels(view.query_tokens, q_pos),
+                        columns=_labels(view.key_tokens, view.key_positions)), "att_head_matrix")
+
+    # the selected token's row in every head of the layer
+    st.subheader(f'"{md_escape(q_tok)}" in every head of {layer_names[layer]}')
+    rows = view.attn[layer, :, qi, :]  # (H, K)
+    head_names = [f"H{h + 1}" for h in range(H)]
+    st.plotly_chart(
+        figures.heatmap(rows, view.key_tokens, head_names, f'Where "{q_tok}" looks, head by head, in '
+                        f"{layer_names[layer]}", out.model_label, fr.projector,
+                        x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0),
+                        colorscale="Cividis" if fr.projector else "Blues", value_name="attention"),
+        key="att_row_view", selection_mode="points",
+        on_select=partial(_select_from_chart, "att_row_view", "att_bhead", list(range(H))))
+    st.caption("Click a row to open that head in the head view above.")
+    _table(pd.DataFrame(rows, index=head_names, columns=_labels(view.key_tokens, view.key_positions)),
+           "att_row_matrix")
+
+
+bert_heads()
+state.sync_url()

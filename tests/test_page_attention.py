@@ -1,0 +1,252 @@
+"""The Transformer attention page under AppTest: every plotted matrix is the one lab returns."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lab import analysis, figures
+from lab.models.transformer import run_block
+from tests.conftest import ROOT
+
+A = "The central bank raised interest rates yesterday."
+B = "A fisherman rested on the river bank at sunset."
+
+
+def page() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages/attention.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def table(at: AppTest, key: str) -> np.ndarray:
+    """The values of the page's table ``key`` (a keyed container holding one dataframe)."""
+    return at.get_by_key(key).dataframe[0].value.to_numpy(dtype=float)
+
+
+def columns(at: AppTest, key: str) -> list[str]:
+    return [str(c) for c in at.get_by_key(key).dataframe[0].value.columns]
+
+
+def chart(at: AppTest, key: str) -> dict:
+    """The Plotly figure the page drew under ``key``, as JSON."""
+    (el,) = [c for c in at.get("plotly_chart") if c.key == key]
+    return json.loads(el.proto.spec)
+
+
+def z(trace: dict) -> np.ndarray:
+    """A trace's z as an array: Plotly writes NumPy arrays as typed arrays (dtype, bdata, shape)."""
+    data = trace["z"]
+    if isinstance(data, dict):
+        shape = [int(d) for d in str(data["shape"]).split(",")]
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).reshape(shape)
+    return np.asarray(data, float)
+
+
+def set_widget(at: AppTest, key: str, value) -> AppTest:
+    at.get_by_key(f"_w_{key}").set_value(value)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "subheader")
+             for e in at.get(kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+# --- the minimal block -------------------------------------------------------------------
+
+
+def test_block_matrix_follows_head_and_row_and_padded_keys_are_zero():
+    at = page()
+    ref = run_block([A, B], seed=0)
+    np.testing.assert_allclose(table(at, "att_block_matrix"), ref.attentions[0, 0], atol=1e-6)
+    np.testing.assert_allclose(z(chart(at, "att_block_fig")["data"][0]), ref.attentions[0, 0], atol=1e-6)
+    padded = ref.batch.padding_mask[0] == 0
+    assert padded.sum() == 2 and (table(at, "att_block_matrix")[:, padded] == 0.0).all()
+    assert "exactly zero" in texts(at) and "random" in texts(at)
+    batch = at.get_by_key("att_batch").dataframe[0].value
+    assert batch.loc["A token"].tolist()[-2:] == ["[PAD]", "[PAD]"]
+    assert batch.loc["A token_ids"].tolist()[-2:] == ["0", "0"]
+    assert batch.loc["A padding_mask"].tolist() == ["1"] * 8 + ["0"] * 2
+
+    set_widget(at, "att_head", 2)
+    np.testing.assert_allclose(table(at, "att_block_matrix"), ref.attentions[0, 2], atol=1e-6)
+    set_widget(at, "att_row", 1)
+    np.testing.assert_allclose(table(at, "att_block_matrix"), ref.attentions[1, 2], atol=1e-6)
+    assert "no padding" in texts(at)
+
+
+def test_mask_off_leaks_into_padding_and_the_seed_changes_the_weights():
+    at = page()
+    set_widget(at, "att_mask", False)
+    leaky = run_block([A, B], seed=0, use_mask=False)
+    m = table(at, "att_block_matrix")
+    np.testing.assert_allclose(m, leaky.attentions[0, 0], atol=1e-6)
+    assert (m[:, 8:] > 0).all()
+    assert "Mask off" in texts(at)
+
+    set_widget(at, "att_mask", True)
+    set_widget(at, "att_seed", 5)
+    np.testing.assert_allclose(table(at, "att_block_matrix"), run_block([A, B], seed=5).attentions[0, 0],
+                               atol=1e-6)
+    assert "seed 5" in chart(at, "att_block_fig")["layout"]["title"]["text"]
+    assert at.query_params["att_seed"] in ("5", ["5"])
+
+
+# --- real BERT heads ---------------------------------------------------------------------
+
+
+def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
+    at = page()
+    out = embedded_bert.run([A, B])
+    n = [int(m.sum()) for m in out.input_mask]
+    np.testing.assert_allclose(table(at, "att_head_matrix"), out.attentions[0, 0, 0, :n[0], :n[0]], atol=1e-5)
+    model_view = chart(at, "att_model_view")
+    assert len(model_view["data"]) == 6 * 12
+    np.testing.assert_allclose(z(model_view["data"][12 * 2 + 3]), out.attentions[2, 0, 3, :n[0], :n[0]],
+                               atol=1e-5)
+    assert "all-MiniLM-L6-v2" in model_view["layout"]["title"]["text"]
+
+    set_widget(at, "att_layer", 3)
+    set_widget(at, "att_bhead", 5)
+    np.testing.assert_allclose(table(at, "att_head_matrix"), out.attentions[3, 0, 5, :n[0], :n[0]], atol=1e-5)
+    set_widget(at, "att_brow", 1)
+    m = table(at, "att_head_matrix")
+    np.testing.assert_allclose(m, out.attentions[3, 1, 5, :n[1], :n[1]], atol=1e-5)
+    np.testing.assert_allclose(z(chart(at, "att_head_view")["data"][0]), m, atol=1e-5)
+    assert columns(at, "att_head_matrix")[0] == "0·[CLS]" and columns(at, "att_head_matrix")[7] == "7·bank"
+
+
+def test_clicking_a_token_shows_its_row_in_every_head(embedded_bert):
+    at = page()
+    out = embedded_bert.run([A, B])
+    n = int(out.input_mask[0].sum())
+    # the default query is the first real word; rows are heads, columns keys
+    np.testing.assert_allclose(table(at, "att_row_matrix"), out.attentions[0, 0, :, 1, :n], atol=1e-5)
+    set_widget(at, "att_layer", 4)
+    set_widget(at, "att_tok", 3)  # "bank"
+    rows = table(at, "att_row_matrix")
+    assert rows.shape == (12, n)
+    np.testing.assert_allclose(rows, out.attentions[4, 0, :, 3, :n], atol=1e-5)
+    np.testing.assert_allclose(z(chart(at, "att_row_view")["data"][0]), rows, atol=1e-5)
+    assert '"bank" in every head of layer 5' in texts(at)
+
+    set_widget(at, "att_lines", True)
+    lines = chart(at, "att_lines_view")
+    assert "bank" in lines["layout"]["title"]["text"]
+    weights = [float(t.rsplit(" ", 1)[1]) for t in lines["data"][-1]["text"]]
+    np.testing.assert_allclose(weights, out.attentions[4, 0, 0, 3, :n], atol=5e-3)
+
+
+@pytest.mark.parametrize("filt, q_seg, k_seg", [("ab", 0, 1), ("ba", 1, 0)])
+def test_pair_filters_give_the_right_quadrant(embedded_bert, filt, q_seg, k_seg):
+    at = page()
+    set_widget(at, "att_mode", "pair")
+    set_widget(at, "att_filter", filt)
+    set_widget(at, "att_layer", 2)
+    pair = embedded_bert.run([A, B], pair=True)
+    types = pair.input_type_ids[0]
+    assert pair.input_mask[0].all()  # one row, no padding
+    want = analysis.quadrant(pair.attentions[2, 0, 0], types == q_seg, types == k_seg)
+    np.testing.assert_allclose(table(at, "att_head_matrix"), want, atol=1e-5)
+    np.testing.assert_allclose(z(chart(at, "att_model_view")["data"][0]),
+                               analysis.quadrant(pair.attentions[0, 0, 0], types == q_seg, types == k_seg),
+                               atol=1e-5)
+    keys = columns(at, "att_head_matrix")
+    assert all(pair.input_type_ids[0, int(c.split("·")[0])] == k_seg for c in keys)
+
+
+def test_hiding_special_tokens_renormalizes_rows_in_every_view(embedded_bert):
+    at = page()
+    set_widget(at, "att_layer", 1)
+    set_widget(at, "att_special", "hide")
+    out = embedded_bert.run([A, B])
+    n = int(out.input_mask[0].sum())
+    keep = analysis.content_mask(out.tokens[0], n)
+    want = analysis.drop_tokens(out.attentions[1, 0, :, :n, :n], keep)  # (H, n', n')
+    m = table(at, "att_head_matrix")
+    np.testing.assert_allclose(m, want[0], atol=1e-5)
+    np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-5)
+    assert not any("[CLS]" in c or "[SEP]" in c for c in columns(at, "att_head_matrix"))
+    np.testing.assert_allclose(table(at, "att_row_matrix"), want[:, 0], atol=1e-5)  # first word, every head
+    np.testing.assert_allclose(z(chart(at, "att_model_view")["data"][12]),
+                               analysis.drop_tokens(out.attentions[1, 0, 0, :n, :n], keep), atol=1e-5)
+
+    # the policy applies before the pair filter: A -> B of the renormalized matrix
+    set_widget(at, "att_mode", "pair")
+    set_widget(at, "att_filter", "ab")
+    pair = embedded_bert.run([A, B], pair=True)
+    keep = analysis.content_mask(pair.tokens[0], len(pair.tokens[0]))
+    dropped = analysis.drop_tokens(pair.attentions[1, 0, 0], keep)
+    types = pair.input_type_ids[0][keep]
+    np.testing.assert_allclose(table(at, "att_head_matrix"),
+                               analysis.quadrant(dropped, types == 0, types == 1), atol=1e-5)
+
+
+def test_a_hub_source_without_attentions_says_so_and_offers_the_embedded_model(hub_bert_dirs, monkeypatch):
+    enc_dir, pre_dir, _ = hub_bert_dirs
+    monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))
+    at = page()
+    at.sidebar.selectbox(key="_w_bert_src").set_value("custom").run()
+    at.sidebar.text_input(key="_w_bert_custom").input(str(enc_dir)).run()
+    assert not at.exception, [e.value for e in at.exception]
+    info = texts(at)
+    assert "TF Hub BERT" in info and "cannot show attention" in info
+    assert "att_head_view" not in [c.key for c in at.get("plotly_chart")]
+    assert "att_block_fig" in [c.key for c in at.get("plotly_chart")]  # the minimal block still works
+
+    set_widget(at, "att_embedded", True)
+    assert "all-MiniLM-L6-v2" in chart(at, "att_head_view")["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("a, b, message", [
+    ("   ", B, "Sentence A: it is empty"),
+    (A, "🙂🙂", "Sentence B: it has no letters"),
+])
+def test_bad_input_gives_messages_not_exceptions(a, b, message):
+    at = page()
+    at.sidebar.text_area(key="_w_a").input(a)
+    at.sidebar.text_area(key="_w_b").input(b)
+    at.run()
+    assert not at.exception
+    assert any(message in w.value for w in at.warning)
+    assert not at.get("plotly_chart")
+
+
+def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
+    at = page()
+    at.sidebar.text_area(key="_w_a").input("<script>alert('x')</script> 银行 bank 🙂 café")
+    at.sidebar.text_area(key="_w_b").input("bank river " * 350)  # 700 words, 700+ pieces
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    warnings = " ".join(w.value for w in at.warning)
+    assert "first 64" in warnings and "512 positions" in warnings
+    set_widget(at, "att_brow", 1)
+    assert table(at, "att_head_matrix").shape == (48, 48)
+    assert any("first 48" in w.value for w in at.warning)
+    set_widget(at, "att_brow", 0)
+    head_cols = columns(at, "att_head_matrix")
+    assert any("script" in c for c in head_cols) and any("行" in c for c in head_cols)
+    assert "&lt;" in json.dumps(chart(at, "att_head_view")["layout"]["xaxis"]["ticktext"])
+    block = at.get_by_key("att_batch").dataframe[0].value
+    assert "<" in block.loc["A token"].tolist()
+
+
+# --- the figure builder addition ---------------------------------------------------------
+
+
+def test_model_view_takes_separate_key_tokens():
+    attn = np.random.default_rng(0).random((2, 3, 4, 5))
+    fig = figures.model_view(attn, list("abcd"), "t", "m", key_tokens=list("vwxyz"))
+    assert len(fig.data) == 6
+    np.testing.assert_array_equal(fig.data[5].z, attn[1, 2])
+    with pytest.raises(ValueError, match="S = 4 keys"):
+        figures.model_view(attn, list("abcd"), "t", "m")
