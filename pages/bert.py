@@ -15,6 +15,7 @@ from ui.frame import frame, md_escape, show_input_messages
 
 fr = frame("BERT WordPiece")
 state.register(bert_ta=-1, bert_tb=-1, bert_pool="first")
+state.reset_when_changed((fr.sentence_a, fr.sentence_b), bert_ta=-1, bert_tb=-1)
 
 st.title("BERT WordPiece")
 st.caption("How BERT splits text into word pieces, and how the vector of one word changes from "
@@ -90,6 +91,7 @@ def compare() -> None:
     ta = state.get("bert_ta") if ta is None else ta
     tb = state.get("bert_tb") if tb is None else tb
     pool = pool or "first"
+    state.sync_url()  # a fragment rerun does not reach the page's last line
     word_a, word_b = enc_a.words[ta], enc_b.words[tb]
     pos_a, pos_b = out.piece_positions(0, ta), out.piece_positions(1, tb)
     vec_a = analysis.pool_pieces(out.layers[:, 0], pos_a, pool)  # (N, C)
@@ -128,6 +130,7 @@ def compare() -> None:
     layer = state.widget(st.select_slider, "bert_layer", "Layer for the A × B map",
                          options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("bert_layer") if layer is None else layer
+    state.sync_url()
     ab = analysis.cosine_matrix(out.layers[layer, 0, :len_a], out.layers[layer, 1, :len_b])
     hl = (pos_a[0], pos_b[0])
     st.plotly_chart(

@@ -99,3 +99,17 @@ def wait_idle(pg, settle_ms: int = 500) -> None:
     pg.wait_for_timeout(settle_ms)
     pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
     pg.wait_for_timeout(settle_ms)
+
+
+def click_pill(pg, group: str, text: str) -> None:
+    """Click the pill ``text`` in the st.pills group labelled ``group`` (a radio group)."""
+    pg.get_by_role("radiogroup", name=group).get_by_role("radio", name=text, exact=True).click()
+    wait_idle(pg)
+
+
+def type_sentence(pg, label: str, text: str) -> None:
+    """Replace a sidebar sentence and submit it (Ctrl+Enter), as a person does."""
+    box = pg.get_by_role("textbox", name=label)
+    box.fill(text)
+    box.press("Control+Enter")
+    wait_idle(pg)

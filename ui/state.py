@@ -59,6 +59,19 @@ def put(key: str, value: Any) -> None:
     st.session_state[key] = value
 
 
+def reset_when_changed(basis: Any, **defaults: Any) -> None:
+    """Reset keys to ``defaults`` when ``basis`` (e.g. the sentences) changed since last run.
+
+    Token selections are indices into a sentence: once the sentence is edited they would
+    point at other words. The first run of a session trusts what the URL says.
+    """
+    marker = "_basis_" + "_".join(sorted(defaults))
+    if marker in st.session_state and st.session_state[marker] != basis:
+        for key, value in defaults.items():
+            st.session_state[key] = value
+    st.session_state[marker] = basis
+
+
 def widget(fn: Callable, key: str, *args, **kwargs):
     """Render ``fn(*args, **kwargs)`` bound to the persistent ``key``.
 
