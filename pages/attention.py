@@ -182,6 +182,13 @@ def attention_view(out, row: int, hide_special: bool, filt: str, limit: int = VI
     return View(attn, q_pos, k_pos, [tokens[p] for p in q_pos], [tokens[p] for p in k_pos], cropped)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
+    """The small multiples, cached: building L x H subplots takes about half a second, and
+    clicking a token or a head must not rebuild them."""
+    return figures.model_view(attn, query_tokens, title, model_label, projector, key_tokens=key_tokens)
+
+
 def _select_from_chart(chart_key: str, target: str, values: list[int]) -> None:
     """A clicked cell selects ``values[row]`` into ``target`` (a query token or a head)."""
     event = st.session_state.get(chart_key)
@@ -271,9 +278,9 @@ def _bert_heads() -> None:
 
     # model view: every layer x head at once
     st.subheader("Model view: every layer and head")
-    st.plotly_chart(figures.model_view(view.attn, view.query_tokens, f"All {L} layers × {H} heads, "
-                                       f"{detail}", out.model_label, fr.projector,
-                                       key_tokens=view.key_tokens), key="att_model_view")
+    st.plotly_chart(model_view(view.attn, view.query_tokens, view.key_tokens,
+                               f"All {L} layers × {H} heads, {detail}", out.model_label, fr.projector),
+                    key="att_model_view")
     st.caption("Rows are layers, columns heads; in each small square the queries run down and "
                "the keys across. Pick one below to read it closely.")
 
