@@ -23,6 +23,7 @@ fr = frame("Transformer attention")
 state.register(att_seed=0, att_mask=True, att_head=0, att_row=0, att_mode="batch", att_brow=0,
                att_filter="all", att_special="show", att_layer=0, att_bhead=0, att_tok=-1,
                att_lines=False, att_embedded=False)
+state.reset_when_changed(tuple(fr.sentences), att_tok=-1)  # a position means another token now
 
 st.title("Transformer attention")
 st.caption("Self-attention lets every token look at every other token. First one bare "
@@ -292,7 +293,7 @@ def _bert_heads() -> None:
     _choice("att_bhead", list(range(H)), 0)
     head = state.widget(st.segmented_control, "att_bhead", "Head", options=list(range(H)),
                         required=True, format_func=lambda h: f"H{h + 1}")
-    token = state.widget(st.pills, "att_tok", "Query token (click one, or a row of the heatmap)",
+    token = state.widget(st.pills, "att_tok", "Query token",
                          options=q_pos, required=True,
                          format_func=lambda p: md_escape(out.tokens[row][p]))
     qi = q_pos.index(token)
@@ -331,7 +332,8 @@ def _bert_heads() -> None:
                         colorscale="Cividis" if fr.projector else "Blues", value_name="attention"),
         key="att_row_view", selection_mode="points",
         on_select=partial(_select_from_chart, "att_row_view", "att_bhead", list(range(H))))
-    st.caption("Click a row to open that head in the head view above.")
+    st.caption("Click a token above, or a row of the head view, to follow another query; click "
+               "a row here to open that head in the head view.")
     _table(pd.DataFrame(rows, index=head_names, columns=_labels(view.key_tokens, view.key_positions)),
            "att_row_matrix")
 
