@@ -6,6 +6,7 @@ under ``app.py``'s navigation or alone (``AppTest.from_file("pages/x.py")``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import streamlit as st
@@ -129,11 +130,13 @@ def show_input_messages(fr: Frame) -> None:
 
 
 def md_escape(text: str) -> str:
-    """A person's text made safe for Streamlit markdown (labels, captions): shown as typed."""
-    out = []
-    for ch in str(text):
-        if ch in "\\`*_{}[]()<>#+-.!|~$:":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
+    """A person's text made safe for Streamlit markdown (labels, captions): shown as typed.
+
+    Escapes the characters that start inline markup anywhere, and a leading character
+    that would start a heading, list or quote.
+    """
+    out = "".join("\\" + ch if ch in "\\`*_[]<>|~$" else ch for ch in str(text))
+    lead = re.match(r"^(\s*)[-+#>=]", out) or re.match(r"^(\s*\d+)[.)]", out)
+    if lead:
+        out = lead.group(1) + "\\" + out[lead.end(1):]
+    return out

@@ -398,17 +398,17 @@ class HubBert:
     has_attentions = False
 
     def __init__(self, encoder_source: str, preprocess_source: str):
-        if not preprocess_source:
-            raise sources.SourceError(
-                "A TF Hub BERT encoder needs its preprocessor too: set LAB_BERT_PREPROCESS "
-                "(e.g. https://tfhub.dev/tensorflow/bert_en_uncased_preprocess/3)."
-            )
         import tensorflow_text  # noqa: F401  (registers the ops the preprocessor uses)
 
         self.source = encoder_source
         self.preprocess_source = preprocess_source
         self.label = f"TF Hub BERT: {encoder_source}"
         self.encoder = sources.hub_load(encoder_source)
+        if not preprocess_source:
+            raise sources.SourceError(
+                "A TF Hub BERT encoder needs its preprocessor too: set LAB_BERT_PREPROCESS "
+                "(e.g. https://tfhub.dev/tensorflow/bert_en_uncased_preprocess/3)."
+            )
         self.preprocessor = sources.hub_load(preprocess_source)
         self.vocab = self._find_vocab(preprocess_source)
         special = self.preprocessor.tokenize.get_special_tokens_dict()

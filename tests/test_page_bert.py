@@ -1,0 +1,191 @@
+"""The BERT WordPiece page, run headless with AppTest: clicks change values to lab's numbers."""
+
+import base64
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lab import analysis
+from tests.conftest import ROOT
+
+A = "The central bank raised interest rates yesterday."
+B = "A fisherman rested on the river bank at sunset."
+
+
+def run_page(**params) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages/bert.py"), default_timeout=240)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def curve_table(at) -> dict[str, float]:
+    df = next(d.value for d in at.dataframe if list(d.value.index) == ["cosine"])
+    return {k: float(v) for k, v in df.iloc[0].items()}
+
+
+def values(v) -> np.ndarray:
+    """A Plotly JSON array: a plain list, or the typed-array form {dtype, bdata[, shape]}."""
+    if isinstance(v, dict) and "bdata" in v:
+        arr = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        if "shape" in v:
+            arr = arr.reshape([int(n) for n in str(v["shape"]).split(",")])
+        return arr
+    return np.asarray(v, dtype=float)
+
+
+def chart(at, key_fragment: str) -> dict:
+    for el in at.get("plotly_chart"):
+        spec = json.loads(el.proto.spec)
+        if key_fragment in json.dumps(spec.get("layout", {}).get("title", {})):
+            return spec
+    raise AssertionError(f"no chart titled with {key_fragment!r}")
+
+
+def expected_curve(out, ta, tb, pool="first"):
+    va = analysis.pool_pieces(out.layers[:, 0], out.piece_positions(0, ta), pool)
+    vb = analysis.pool_pieces(out.layers[:, 1], out.piece_positions(1, tb), pool)
+    return analysis.layerwise_cosine(va, vb)
+
+
+@pytest.fixture(scope="module")
+def defaults_out(embedded_bert):
+    return embedded_bert.run([A, B])
+
+
+def test_default_view_compares_the_shared_word(defaults_out):
+    at = run_page()
+    assert not at.exception
+    assert [p.label for p in at.pills] == ["Word in sentence A", "Word in sentence B"]
+    assert at.pills[0].value == 2 and at.pills[1].value == 6  # "bank" and "bank"
+    got = curve_table(at)
+    want = expected_curve(defaults_out, 2, 6)
+    assert list(got) == defaults_out.layer_names
+    np.testing.assert_allclose(list(got.values()), want, atol=1e-4)
+    assert at.metric[1].value == f"{want[-1]:.3f}"
+    assert any("all-MiniLM-L6-v2" in c.value for c in at.caption)  # the view names its model
+
+
+def test_selecting_other_words_changes_the_plotted_values(defaults_out):
+    at = run_page()
+    at.pills[0].set_value(4).run()  # "interest"
+    at.pills[1].set_value(5).run()  # "river"
+    want = expected_curve(defaults_out, 4, 5)
+    np.testing.assert_allclose(list(curve_table(at).values()), want, atol=1e-4)
+    spec = chart(at, "Cosine similarity at every layer")
+    np.testing.assert_allclose(values(spec["data"][0]["y"]), want, atol=1e-6)
+    assert spec["data"][0]["name"] == 'A "interest" vs B "river"'
+    assert at.query_params["bert_ta"] == "4" and at.query_params["bert_tb"] == "5"
+
+
+def test_mean_pooling_of_a_split_word(embedded_bert):
+    a, b = "Unaffable bankers smiled.", "The bankers were unaffable."
+    at = run_page(a=a, b=b)
+    assert at.pills[0].value == 0 and at.pills[1].value == 3  # "Unaffable" / "unaffable"
+    at.segmented_control[0].set_value("mean").run()
+    out = embedded_bert.run([a, b])
+    np.testing.assert_allclose(list(curve_table(at).values()), expected_curve(out, 0, 3, "mean"), atol=1e-4)
+    assert not np.allclose(expected_curve(out, 0, 3, "mean"), expected_curve(out, 0, 3, "first"))
+
+
+def test_layer_slider_changes_the_a_by_b_map(defaults_out):
+    at = run_page()
+    at.select_slider[0].set_value(2).run()
+    spec = chart(at, "at layer 2")
+    n_a, n_b = len(defaults_out.tokens[0]), len(defaults_out.tokens[1])
+    want = analysis.cosine_matrix(defaults_out.layers[2, 0, :n_a], defaults_out.layers[2, 1, :n_b])
+    np.testing.assert_allclose(values(spec["data"][0]["z"]), want, atol=1e-5)
+
+
+def test_wordpiece_tables_and_shapes(defaults_out):
+    at = run_page()
+    tables = [d.value for d in at.dataframe if "input_mask" in list(d.value.index)]
+    assert len(tables) == 2
+    assert tables[0].loc["token"].tolist()[:4] == ["[CLS]", "the", "central", "bank"]
+    assert tables[0].loc["input_mask"].tolist()[-1] == "0"  # A is padded to B's length
+    assert tables[0].loc["token"].tolist()[-1] == "[PAD]"
+    assert any("(2, 12)" in m.value for m in at.markdown)
+
+
+def test_embedding_decomposition(defaults_out):
+    at = run_page()
+    parts = next(d.value for d in at.dataframe if "share of sum A" in d.value.columns)
+    assert parts.loc["word", "cosine A/B"] == pytest.approx(1.0, abs=1e-4)
+    assert parts.loc["position", "cosine A/B"] < 0.99
+    assert parts["share of sum A"].sum() == pytest.approx(1.0, abs=1e-3)
+
+
+def test_three_measures_match_lab(defaults_out):
+    at = run_page()
+    out = defaults_out
+    pooled = analysis.cosine(out.pooled[0], out.pooled[1])
+    last = out.layers[-1]
+    means = [analysis.mean_pool(last[b, :len(out.tokens[b])],
+                                analysis.content_mask(out.tokens[b], len(out.tokens[b]))) for b in (0, 1)]
+    assert at.metric[0].value == f"{pooled:.3f}"
+    assert at.metric[2].value == f"{analysis.cosine(*means):.3f}"
+
+
+@pytest.mark.parametrize("text, expect", [
+    ("", "empty"),
+    ("   \n\t ", "empty"),
+    ("\u200b\u200d", "empty"),
+    ("🏦🙂 !!", "no letters or digits"),
+])
+def test_bad_input_gives_a_message_not_an_exception(text, expect):
+    at = run_page()
+    at.sidebar.text_area[1].input(text).run()
+    assert not at.exception
+    assert any(expect in w.value for w in at.warning)
+    assert not at.pills  # the page stops before the comparison
+
+
+def test_long_input_is_truncated_with_a_notice():
+    at = run_page()
+    at.sidebar.text_area[0].input("The bank " * 400).run()  # 800 words, 800+ pieces
+    assert not at.exception
+    assert any("510 pieces" in w.value for w in at.warning)
+    very_long = run_page()
+    very_long.sidebar.text_area[0].input("bank " * 2000).run()  # over the 5,000 characters
+    assert any("longer than 5,000 characters" in i.value for i in very_long.info)
+
+
+def test_script_emoji_and_cjk_are_shown_as_text():
+    text = "<script>alert('bank')</script> 🏦 銀行 bank"
+    at = run_page()
+    at.sidebar.text_area[0].input(text).run()
+    assert not at.exception
+    assert text in [t.value for t in at.text]  # shown verbatim with st.text, never as HTML
+    assert "[UNK]" in at.dataframe[0].value.loc["token"].tolist()
+    assert at.pills[0].value is not None
+
+
+def test_state_comes_from_the_url():
+    at = run_page(a="We sat on the river bank.", b="The bank raised rates.", bert_ta="4", proj="1")
+    assert at.sidebar.text_area[0].value == "We sat on the river bank."
+    assert at.sidebar.toggle[0].value is True
+    assert at.pills[0].value == 4
+
+
+def test_unloadable_source_says_so_and_falls_back():
+    at = run_page()
+    at.sidebar.selectbox[0].set_value("custom").run()
+    at.sidebar.text_input[0].input("/no/such/model").run()
+    assert not at.exception
+    assert any("not found" in e.value for e in at.error)
+    assert any("embedded model instead" in w.value for w in at.warning)
+    assert at.pills  # the page still works
+
+
+def test_a_tf_hub_source_runs_through_the_same_page(hub_bert_dirs, monkeypatch):
+    enc_dir, pre_dir, _ = hub_bert_dirs
+    monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))
+    at = run_page()
+    at.sidebar.selectbox[0].set_value("custom").run()
+    at.sidebar.text_input[0].input(str(enc_dir)).run()
+    assert not at.exception and not at.error
+    assert any("TF Hub BERT" in c.value for c in at.caption)
+    assert list(curve_table(at)) == ["layer 1", "layer 2"]
+    assert any("does not expose its embedding parts" in i.value for i in at.info)
