@@ -1,0 +1,65 @@
+"""Pure NumPy analyses, checked against hand-computed values."""
+
+import numpy as np
+import pytest
+
+from lab import analysis
+
+
+def test_cosine_and_matrix():
+    assert analysis.cosine(np.array([1.0, 0]), np.array([1.0, 1])) == pytest.approx(1 / np.sqrt(2))
+    assert analysis.cosine(np.zeros(3), np.ones(3)) == 0.0
+    x = np.array([[1.0, 0], [0, 2]])
+    y = np.array([[3.0, 0], [1, 1], [0, -1]])
+    np.testing.assert_allclose(analysis.cosine_matrix(x, y),
+                               [[1, 1 / np.sqrt(2), 0], [0, 1 / np.sqrt(2), -1]], atol=1e-12)
+    with pytest.raises(ValueError):
+        analysis.cosine_matrix(x, np.ones((2, 3)))
+
+
+def test_layerwise_and_token_vs_tokens():
+    a = np.array([[1.0, 0], [0, 1]])
+    b = np.array([[1.0, 0], [1, 0]])
+    np.testing.assert_allclose(analysis.layerwise_cosine(a, b), [1.0, 0.0])
+    tokens = np.stack([np.array([[1.0, 0], [0, 1]]), np.array([[1.0, 0], [0, 1]])])  # (N=2, T=2, C=2)
+    np.testing.assert_allclose(analysis.token_vs_tokens(a, tokens), [[1, 0], [0, 1]])
+
+
+def test_pooling():
+    v = np.arange(12, dtype=float).reshape(1, 4, 3)  # (N, T, C)
+    np.testing.assert_array_equal(analysis.pool_pieces(v, [1, 2], "first"), [[3, 4, 5]])
+    np.testing.assert_array_equal(analysis.pool_pieces(v, [1, 2], "mean"), [[4.5, 5.5, 6.5]])
+    with pytest.raises(ValueError):
+        analysis.pool_pieces(v, [], "first")
+    keep = analysis.content_mask(["[CLS]", "a", "b", "[SEP]"], 4)
+    assert keep.tolist() == [False, True, True, False]
+    np.testing.assert_array_equal(analysis.mean_pool(v[0], keep), [4.5, 5.5, 6.5])
+
+
+def test_default_pair_skips_stopwords():
+    a = "The central bank raised interest rates yesterday .".split()
+    b = "A fisherman rested on the river bank at sunset .".split()
+    assert analysis.default_pair(a, b) == (2, 6)
+    assert analysis.default_pair(["the", "x"], ["y", "The"]) == (0, 1)  # only a stopword shared
+    assert analysis.default_pair(["x"], ["y"]) == (0, 0)
+
+
+def test_part_contributions_add_up():
+    parts = {"word": np.array([2.0, 0]), "position": np.array([0.0, 1]), "type": np.array([1.0, 0])}
+    c = analysis.part_contributions(parts)
+    assert sum(p["share"] for p in c.values()) == pytest.approx(1.0)
+    assert c["word"]["share"] == pytest.approx(6 / 10) and c["word"]["norm"] == 2.0
+
+
+def test_attention_helpers():
+    attn = np.array([[[0.5, 0.25, 0.25, 0.0], [0.1, 0.2, 0.7, 0.0], [0.3, 0.3, 0.4, 0.0], [0.25, 0.25, 0.5, 0.0]]])
+    mask = np.array([1, 1, 1, 0], bool)
+    assert analysis.check_attention_rows(attn, mask)
+    leaky = attn.copy()
+    leaky[0, 1] = [0.1, 0.2, 0.6, 0.1]
+    assert not analysis.check_attention_rows(leaky, mask)
+    kept = analysis.drop_tokens(attn, np.array([False, True, True, False]))
+    np.testing.assert_allclose(kept[0], [[0.5, 0.5], [0.2 / 0.9, 0.7 / 0.9]])
+    np.testing.assert_allclose(kept.sum(-1), 1.0)
+    q = analysis.quadrant(attn, np.array([1, 0, 0, 0], bool), np.array([0, 1, 1, 0], bool))
+    np.testing.assert_allclose(q, [[[0.25, 0.25]]])

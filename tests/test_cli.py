@@ -1,0 +1,34 @@
+"""`python -m lab info` and `python -m lab export` (the npz contract)."""
+
+import subprocess
+import sys
+
+import numpy as np
+
+from lab.__main__ import main
+from tests.conftest import ROOT
+
+
+def test_export_bert_npz(tmp_path, embedded_bert):
+    out = tmp_path / "v.npz"
+    assert main(["export", "--model", "bert", "--out", str(out), "The bank.", "A river bank at dusk."]) == 0
+    z = np.load(out, allow_pickle=True)
+    assert list(z["tokens"][0]) == ["[CLS]", "the", "bank", ".", "[SEP]"]
+    assert z["layers"].dtype == np.float32 and z["layers"].shape == (7, 2, 8, 384)
+    assert z["attentions"].shape == (6, 2, 12, 8, 8)
+    assert z["mask"].tolist()[0] == [1] * 5 + [0] * 3
+    ref = embedded_bert.run(["The bank.", "A river bank at dusk."])
+    np.testing.assert_array_equal(z["layers"], ref.layers)
+
+
+def test_export_reports_bad_input(tmp_path, capsys):
+    assert main(["export", "--model", "bert", "--out", str(tmp_path / "x.npz"), "  "]) == 2
+    assert "empty" in capsys.readouterr().err
+
+
+def test_info_lists_versions_and_sources():
+    res = subprocess.run([sys.executable, "-m", "lab", "info"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "tensorflow" in res.stdout and "all-MiniLM-L6-v2" in res.stdout
+    assert "elmo: default = embedded" in res.stdout and "https://tfhub.dev/google/elmo/3" in res.stdout

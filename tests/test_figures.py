@@ -1,0 +1,46 @@
+"""Figure builders: labels escaped, shapes checked, the model named, values carried."""
+
+import numpy as np
+import pytest
+
+from lab import figures
+
+
+def test_heatmap_values_labels_and_model_caption():
+    z = np.array([[1.0, 0.5], [0.2, -0.3], [0.0, 0.9]])
+    fig = figures.heatmap(z, ["the", "the"], ["<script>", "b", "c"], "T", "Model X", highlight=(1, 0))
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z), z)
+    assert list(fig.layout.yaxis.ticktext) == ["&lt;script&gt;", "b", "c"]  # escaped, never HTML
+    assert list(fig.layout.xaxis.tickvals) == [0, 1]  # repeated tokens keep their own column
+    assert "Model: Model X" in fig.layout.title.text
+    assert len(fig.data) == 2 and len(fig.data[1].x) == 6  # click targets on every cell
+    assert len(fig.layout.shapes) == 1
+
+
+def test_heatmap_rejects_mismatched_labels():
+    with pytest.raises(ValueError, match="labels"):
+        figures.heatmap(np.zeros((2, 3)), ["a", "b"], ["x", "y"], "T", "M")
+
+
+def test_projector_style_is_bigger():
+    normal = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M", projector=False)
+    big = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M", projector=True)
+    assert big.layout.font.size > normal.layout.font.size
+    assert big.data[0].line.width > normal.data[0].line.width
+    with pytest.raises(ValueError):
+        figures.layer_curve(["e", "1"], {"s": [1.0]}, "T", "M")
+
+
+def test_model_view_and_lines():
+    attn = np.random.default_rng(0).dirichlet(np.ones(3), size=(2, 4, 3))  # (L, H, T, T)
+    fig = figures.model_view(attn, ["a", "b", "c"], "T", "M")
+    assert len(fig.data) == 8
+    with pytest.raises(ValueError):
+        figures.model_view(attn, ["a", "b"], "T", "M")
+    lines = figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M")
+    assert sum(1 for d in lines.data if d.mode == "lines") == 2  # zero weight draws no line
+
+
+def test_bar_by_layer():
+    fig = figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M")
+    assert list(fig.data[0].text) == ["0.900", "0.400"]
