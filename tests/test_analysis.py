@@ -59,7 +59,7 @@ def test_attention_helpers():
     leaky[0, 1] = [0.1, 0.2, 0.6, 0.1]
     assert not analysis.check_attention_rows(leaky, mask)
     kept = analysis.drop_tokens(attn, np.array([False, True, True, False]))
-    np.testing.assert_allclose(kept[0], [[0.5, 0.5], [0.2 / 0.9, 0.7 / 0.9]])
+    np.testing.assert_allclose(kept[0], [[0.2 / 0.9, 0.7 / 0.9], [0.3 / 0.7, 0.4 / 0.7]])
     np.testing.assert_allclose(kept.sum(-1), 1.0)
     q = analysis.quadrant(attn, np.array([1, 0, 0, 0], bool), np.array([0, 1, 1, 0], bool))
     np.testing.assert_allclose(q, [[[0.25, 0.25]]])
