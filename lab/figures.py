@@ -38,7 +38,7 @@ def label(text: str) -> str:
 
 def _title(title: str, model_label: str) -> dict:
     # The model line is the caption every view must carry; keep it short enough to fit.
-    model = model_label if len(model_label) <= 110 else model_label[:107] + "..."
+    model = model_label if len(model_label) <= 140 else model_label[:137] + "..."
     return {"text": f"{label(title)}<br><sup>Model: {label(model)}</sup>", "x": 0.0, "xanchor": "left"}
 
 
@@ -225,7 +225,9 @@ def model_view(
     fig.update_yaxes(showticklabels=False, ticks="", autorange="reversed")
     fig.update_annotations(font_size=s["tick"])
     cell = 64 if projector else 52
-    return _layout(fig, title, model_label, projector, height=120 + cell * L)
+    fig = _layout(fig, title, model_label, projector, height=120 + cell * L)
+    # room for the column titles (H1, H2, ...) under the two-line title
+    return fig.update_layout(margin_t=(120 if projector else 95))
 
 
 def attention_lines(

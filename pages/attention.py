@@ -39,9 +39,26 @@ def _choice(key: str, options: list, fallback):
 
 
 def _table(df: pd.DataFrame, key: str) -> None:
-    """A table in a keyed container (AppTest finds a plain st.dataframe by position only)."""
-    with st.container(key=key):
-        st.dataframe(df)
+    """The plotted matrix as numbers, folded away, in a keyed container (AppTest finds a
+    plain st.dataframe by position only)."""
+    with st.expander("The values as a table"), st.container(key=key):
+        st.dataframe(df, column_config={c: st.column_config.NumberColumn(format="%.4f") for c in df.columns})
+
+
+def _short(model_label: str) -> str:
+    """The model's name for a figure's caption line: its label up to the first ';'.
+
+    The page prints the full label once; a figure's caption line must fit its width.
+    """
+    head, sep, _ = model_label.partition(";")
+    return head + ")" if sep and head.count("(") > head.count(")") else model_label
+
+
+def _controls(widths: list[int]) -> list:
+    """A row of columns for widgets; in projector mode two per row, so large labels fit."""
+    if not fr.projector:
+        return st.columns(widths)
+    return [col for i in range(0, len(widths), 2) for col in st.columns(widths[i : i + 2])]
 
 
 def _labels(tokens, positions) -> list[str]:
@@ -70,7 +87,7 @@ def _minimal_block() -> None:
         "(id 0). The **padding mask** (1 = real token, 0 = padding) becomes a bias of −10⁹ on "
         "the padded keys before the softmax, so no token attends to padding: those columns "
         "are exactly 0. Turn the mask off to see attention leak into the padding.")
-    c1, c2, c3, c4 = st.columns([2, 2, 3, 3])
+    c1, c2, c3, c4 = _controls([2, 2, 3, 3])
     with c1:
         seed = state.widget(st.number_input, "att_seed", "Seed", min_value=0, max_value=2**31 - 1,
                             step=1, help="The random weights come from this number: the same seed "
@@ -106,9 +123,11 @@ def _minimal_block() -> None:
         index=[f"{'AB'[b]} {name}" for b in range(B) for name in ("token", "token_ids", "padding_mask")],
         columns=[str(p) for p in range(T)],
     )
-    _table(table.astype(str), "att_batch")
+    with st.container(key="att_batch"):
+        st.table(table.astype(str))  # an HTML table: projector mode enlarges its type
     c = run.config
     st.markdown(
+        f"Vocabulary: {len(run.vocabulary)} entries from the two sentences (`[PAD]` = 0, `[UNK]` = 1). "
         f"`token_ids` int32 ({B}, {T}) · `padding_mask` int32 ({B}, {T}) → bias ({B}, 1, 1, {T}) · "
         f"attention ({B}, {c.num_heads}, {T}, {T}) · **output ({B}, {T}, {c.width})**: one new "
         f"vector of width {c.width} per token, padding included.")
@@ -224,12 +243,13 @@ def _bert_heads() -> None:
     model = _attention_model()
     if model is None:
         return
-    c1, c2, c3, c4 = st.columns([3, 2, 2, 3])
+    c1, c2, c3, c4 = _controls([1, 1, 1, 1])
     with c1:
         _choice("att_mode", ["batch", "pair"], "batch")
         mode = state.widget(st.segmented_control, "att_mode", "Input", options=["batch", "pair"],
-                            required=True, format_func={"batch": "padded batch",
-                                                        "pair": "one pair [CLS] A [SEP] B [SEP]"}.get)
+                            required=True, format_func={"batch": "padded batch", "pair": "packed pair"}.get,
+                            help="Padded batch: one row per sentence, the shorter one padded. Packed "
+                                 "pair: one row [CLS] A [SEP] B [SEP], so A and B attend to each other.")
     pair = mode == "pair"
     with c2:
         if pair:
@@ -261,8 +281,8 @@ def _bert_heads() -> None:
     layer_names = [f"layer {i + 1}" for i in range(L)]
     with c4:
         _choice("att_layer", list(range(L)), 0)
-        layer = state.widget(st.select_slider, "att_layer", "Layer", options=list(range(L)),
-                             format_func=lambda i: layer_names[i])
+        layer = state.widget(st.segmented_control, "att_layer", "Layer", options=list(range(L)),
+                             required=True, format_func=lambda i: str(i + 1))
     if any(out.truncated):
         st.warning("The input has more word pieces than BERT's 512 positions allow; the extra "
                    "pieces are cut.")
@@ -276,11 +296,12 @@ def _bert_heads() -> None:
     shown = {"show": "shown", "hide": "hidden"}[special]
     detail = f"{where}, {FILTERS[filt] if pair else 'all tokens'}, [CLS]/[SEP] {shown}"
     st.caption(f"Model: **{md_escape(out.model_label)}** · {md_escape(detail)}")
+    label = _short(out.model_label)
 
     # model view: every layer x head at once
     st.subheader("Model view: every layer and head")
     st.plotly_chart(model_view(view.attn, view.query_tokens, view.key_tokens,
-                               f"All {L} layers × {H} heads, {detail}", out.model_label, fr.projector),
+                               f"All {L} layers × {H} heads, {detail}", label, fr.projector),
                     key="att_model_view")
     st.caption("Rows are layers, columns heads; in each small square the queries run down and "
                "the keys across. Pick one below to read it closely.")
@@ -299,23 +320,25 @@ def _bert_heads() -> None:
     qi = q_pos.index(token)
     q_tok = view.query_tokens[qi]
 
+    lines = state.widget(st.toggle, "att_lines", "Also show the query's row as lines",
+                         help="The selected token on the left, every key on the right; thicker "
+                              "lines carry more attention.")
+
     m = view.attn[layer, head]  # (Q, K)
-    hv1, hv2 = st.columns([3, 2]) if state.get("att_lines") else (st.container(), None)
+    # the lines beside the heatmap; below it in projector mode, where type is large
+    hv1, hv2 = st.columns([3, 2]) if lines and not fr.projector else (st.container(), st.container())
     with hv1:
         st.plotly_chart(
             figures.attention_heatmap(m, view.query_tokens, f"{layer_names[layer].capitalize()}, "
-                                      f"head {head + 1}: {detail}", out.model_label, fr.projector,
+                                      f"head {head + 1}: {detail}", label, fr.projector,
                                       key_tokens=view.key_tokens, highlight_row=qi),
             key="att_head_view", selection_mode="points",
             on_select=partial(_select_from_chart, "att_head_view", "att_tok", q_pos))
-    lines = state.widget(st.toggle, "att_lines", "Show the query's row as lines",
-                         help="The selected token on the left, every key on the right; thicker "
-                              "lines carry more attention.")
-    if lines and hv2 is not None:
+    if lines:
         with hv2:
             st.plotly_chart(
                 figures.attention_lines(m[qi], view.query_tokens, qi, f'"{q_tok}" in {layer_names[layer]}, '
-                                        f"head {head + 1}", out.model_label, fr.projector,
+                                        f"head {head + 1}", label, fr.projector,
                                         key_tokens=view.key_tokens),
                 key="att_lines_view")
     _table(pd.DataFrame(m, index=_labels(view.query_tokens, q_pos),
@@ -327,7 +350,7 @@ def _bert_heads() -> None:
     head_names = [f"H{h + 1}" for h in range(H)]
     st.plotly_chart(
         figures.heatmap(rows, view.key_tokens, head_names, f'Where "{q_tok}" looks, head by head, in '
-                        f"{layer_names[layer]}", out.model_label, fr.projector,
+                        f"{layer_names[layer]}", label, fr.projector,
                         x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0),
                         colorscale="Cividis" if fr.projector else "Blues", value_name="attention"),
         key="att_row_view", selection_mode="points",

@@ -72,7 +72,7 @@ def test_block_matrix_follows_head_and_row_and_padded_keys_are_zero():
     padded = ref.batch.padding_mask[0] == 0
     assert padded.sum() == 2 and (table(at, "att_block_matrix")[:, padded] == 0.0).all()
     assert "exactly zero" in texts(at) and "random" in texts(at)
-    batch = at.get_by_key("att_batch").dataframe[0].value
+    batch = at.get_by_key("att_batch").table[0].value
     assert batch.loc["A token"].tolist()[-2:] == ["[PAD]", "[PAD]"]
     assert batch.loc["A token_ids"].tolist()[-2:] == ["0", "0"]
     assert batch.loc["A padding_mask"].tolist() == ["1"] * 8 + ["0"] * 2
@@ -236,7 +236,7 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
     head_cols = columns(at, "att_head_matrix")
     assert any("script" in c for c in head_cols) and any("行" in c for c in head_cols)
     assert "&lt;" in json.dumps(chart(at, "att_head_view")["layout"]["xaxis"]["ticktext"])
-    block = at.get_by_key("att_batch").dataframe[0].value
+    block = at.get_by_key("att_batch").table[0].value
     assert "<" in block.loc["A token"].tolist()
 
 

@@ -239,8 +239,7 @@ class BlockRun:
     def label(self) -> str:
         """The model line for figures."""
         c = self.config
-        return (f"minimal Transformer block (untrained, seed {self.seed}; {c.num_heads} heads, "
-                f"width {c.width}, vocabulary of {len(self.vocabulary)} built from the sentences)")
+        return f"minimal Transformer block, untrained (seed {self.seed}), {c.num_heads} heads, width {c.width}"
 
 
 def run_block(sentences: Sequence[str], seed: int = 0, use_mask: bool = True,
