@@ -76,18 +76,14 @@ def compare() -> None:
         state.put("bert_ta", da)
     if not (0 <= state.get("bert_tb") < len(enc_b.words)):
         state.put("bert_tb", db)
-    c1, c2, c3 = st.columns([5, 5, 2])
-    with c1:
-        ta = state.widget(st.pills, "bert_ta", "Word in sentence A", options=list(range(len(enc_a.words))),
-                          format_func=lambda i: md_escape(enc_a.words[i]), selection_mode="single")
-    with c2:
-        tb = state.widget(st.pills, "bert_tb", "Word in sentence B", options=list(range(len(enc_b.words))),
-                          format_func=lambda i: md_escape(enc_b.words[i]), selection_mode="single")
-    with c3:
-        pool = state.widget(st.segmented_control, "bert_pool", "Word vector from its pieces",
-                            options=["first", "mean"], format_func={"first": "first piece", "mean": "mean"}.get,
-                            help="A word cut into several pieces has several vectors: take the first "
-                                 "piece's, or average them.")
+    ta = state.widget(st.pills, "bert_ta", "Word in sentence A", options=list(range(len(enc_a.words))),
+                      format_func=lambda i: md_escape(enc_a.words[i]), selection_mode="single")
+    tb = state.widget(st.pills, "bert_tb", "Word in sentence B", options=list(range(len(enc_b.words))),
+                      format_func=lambda i: md_escape(enc_b.words[i]), selection_mode="single")
+    pool = state.widget(st.segmented_control, "bert_pool", "Word vector from its pieces",
+                        options=["first", "mean"], format_func={"first": "first piece", "mean": "mean"}.get,
+                        help="A word cut into several pieces has several vectors: take the first "
+                             "piece's, or average them.")
     ta = state.get("bert_ta") if ta is None else ta
     tb = state.get("bert_tb") if tb is None else tb
     pool = pool or "first"

