@@ -5,9 +5,9 @@ use, copy, modify and distribute with the copyright notice). ``fetch_wordnet`` g
 with ``apt-get download`` + ``dpkg -x`` into a folder (no root needed, no install), or
 uses ``/usr/share/wordnet`` when the package is already installed.
 
-Each synset gives sentences:
-- its definition, led by up to three of its lemmas: ``bank : sloping land ( especially ... )``;
-- each quoted example: ``he sat on the bank of the river and watched the currents``.
+Each synset gives one sequence: its quoted examples, then its definition led by up to three
+of its lemmas, joined by ``;``:
+``they pulled the canoe up on the bank ; he sat on the bank of the river ; bank : sloping land ( ... )``
 All sentences are split into words with ``lab.tokenize.split_words`` (as the app does).
 The held-out split is by synset (a stable hash of its offset and part of speech), so a
 definition and its examples always land on the same side.
@@ -87,19 +87,30 @@ def parse_synset_line(line: str) -> tuple[str, list[str], str, list[str]] | None
     return f"{offset}{pos}", lemmas, definition, examples
 
 
-def synset_sentences(lemmas: list[str], definition: str, examples: list[str]) -> list[list[str]]:
-    out = []
+def synset_sentences(lemmas: list[str], definition: str, examples: list[str], joined: bool = True) -> list[list[str]]:
+    """The synset's text as word lists.
+
+    joined: one sequence ``example ; example ; lemma , lemma : definition``, so that the
+    LM learns to carry a sense's topic from one sentence into the next (as bilm-tf's
+    stateful training on running text does); else one sequence per sentence.
+    """
+    parts = [split_words(e) for e in examples]
     if definition:
-        out.append(split_words(", ".join(lemmas[:3])) + [":"] + split_words(definition))
-    out.extend(split_words(e) for e in examples)
-    return [s for s in out if s]
+        parts.append(split_words(", ".join(lemmas[:3])) + [":"] + split_words(definition))
+    parts = [p for p in parts if p]
+    if not joined:
+        return parts
+    out: list[str] = []
+    for p in parts:
+        out.extend(([";"] if out else []) + p)
+    return [out] if out else []
 
 
 def is_held_out(key: str) -> bool:
     return zlib.crc32(key.encode()) % 1000 < HELD_OUT_PER_MILLE
 
 
-def load_corpus(wordnet_dir: str | Path | None = None, max_len: int = 60) -> Corpus:
+def load_corpus(wordnet_dir: str | Path | None = None, max_len: int = 60, joined: bool = True) -> Corpus:
     """Build the train / held-out sentences (deterministic: file order, stable hash split).
 
     Sentences longer than ``max_len`` words are cut into pieces of at most ``max_len``.
@@ -114,6 +125,6 @@ def load_corpus(wordnet_dir: str | Path | None = None, max_len: int = 60) -> Cor
                     continue
                 key, lemmas, definition, examples = parsed
                 target = held if is_held_out(key) else train
-                for s in synset_sentences(lemmas, definition, examples):
+                for s in synset_sentences(lemmas, definition, examples, joined):
                     target.extend(s[i : i + max_len] for i in range(0, len(s), max_len))
     return Corpus(train=train, held_out=held, source=f"WordNet 3.0 ({folder})")

@@ -5,7 +5,8 @@ What it does, reproducibly (fixed seeds, fixed step count, deterministic data sp
    builds train / held-out sentences from its glosses and examples;
 2. trains the forward and backward LMs of ``ElmoConfig.mini()`` jointly with a sampled
    softmax over the training vocabulary shared by both directions (as bilm-tf), Adam
-   with warm-up and cosine decay, dropout 0.1, gradient clipping at norm 5;
+   with warm-up and cosine decay over a step count or a time budget (whichever ends
+   first), no dropout by default (under one epoch), gradient clipping at norm 5;
 3. measures held-out perplexity forward and backward with the full softmax, and a
    unigram baseline on the same split and vocabulary;
 4. writes ``options.json`` + ``weights.hdf5`` (bilm-tf layout), the TF2 SavedModel with
@@ -39,6 +40,7 @@ from lab.models.elmo import (  # noqa: E402
     BOS_TOKEN,
     EOS_TOKEN,
     ElmoConfig,
+    PAD_CHAR,
     ElmoModel,
     export_saved_model,
     save_allennlp,
@@ -128,7 +130,14 @@ def embed_types(model: ElmoModel, char_table, types):
     fewer types), which gives the same vectors at a fraction of the cost.
     """
     uniq, idx = tf.unique(tf.reshape(types, [-1]))
-    vectors = model.char_cnn(tf.gather(char_table, uniq)[tf.newaxis])[0]  # (U, P)
+    ids = tf.gather(char_table, uniq)  # (U, W)
+    # Past the longest word, every character slot is padding, and every window made of
+    # padding alone gives the same convolution value; keeping max-width such slots after
+    # the longest word keeps one of them, so the max-pool (and the result) is unchanged.
+    c = model.config
+    used = tf.reduce_max(tf.reduce_sum(tf.cast((ids != PAD_CHAR + 1) & (ids != 0), tf.int32), axis=1))
+    width = tf.minimum(c.max_characters_per_token, used + max(w for w, _ in c.filters))
+    vectors = model.char_cnn.encode_chars(ids[:, :width])  # (U, P)
     return tf.reshape(tf.gather(vectors, idx), (tf.shape(types)[0], tf.shape(types)[1], -1))
 
 
@@ -166,6 +175,9 @@ class Trainer:
         self.m = [tf.Variable(tf.zeros_like(v)) for v in self.vars]
         self.v = [tf.Variable(tf.zeros_like(v)) for v in self.vars]
         self.step = tf.Variable(0, dtype=tf.int64)
+        # Fraction of the run done: steps / total, or elapsed / time budget if that is
+        # larger, so a slow (shared) machine still ends with a fully decayed rate.
+        self.progress = tf.Variable(0.0)
         self.num_sampled, self.lr, self.total, self.warmup = num_sampled, lr, total_steps, warmup
         self.dropout, self.clip = dropout, clip
         spec = [tf.TensorSpec((None, None), tf.int32)] * 2 + [tf.TensorSpec((None,), tf.int32)]
@@ -174,7 +186,7 @@ class Trainer:
     def learning_rate(self):
         s = tf.cast(self.step, tf.float32) + 1.0
         warm = tf.minimum(1.0, s / self.warmup)
-        progress = tf.minimum(1.0, s / float(self.total))
+        progress = tf.minimum(1.0, tf.maximum(s / float(self.total), self.progress))
         return self.lr * warm * (0.1 + 0.9 * 0.5 * (1.0 + tf.cos(math.pi * progress)))
 
     def _train_step(self, types, targets, lengths):
@@ -222,6 +234,8 @@ def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2
     while step < steps:
         epoch += 1
         for types, targets, lengths in batcher.batches(sentences, max_tokens, rng):
+            if max_seconds:
+                trainer.progress.assign((time.time() - start) / max_seconds)
             loss, norm = trainer.train_step(types, targets, lengths)
             history.append(float(loss))
             step += 1
@@ -355,14 +369,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=str(ASSETS), help="where to write the model (default: the embedded assets)")
     p.add_argument("--wordnet", default=None, help="a folder holding WordNet's data.* files (default: fetch)")
-    p.add_argument("--steps", type=int, default=1200)
+    p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--max-tokens", type=int, default=2500, help="padded tokens per batch")
     p.add_argument("--num-sampled", type=int, default=1024)
     p.add_argument("--lr", type=float, default=3e-3)
-    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--dropout", type=float, default=0.0, help="0: under one epoch, nothing to regularize")
     p.add_argument("--min-count", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-minutes", type=float, default=42.0, help="stop early past this")
+    p.add_argument("--max-minutes", type=float, default=38.0, help="time budget: the rate decays to its floor by then, and training stops")
     p.add_argument("--checkpoint-every", type=int, default=1000, help="steps between checkpoints to OUT/checkpoint")
     a = p.parse_args(argv)
 

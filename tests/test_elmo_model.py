@@ -86,7 +86,7 @@ def test_empty_sentence_gives_zeros(tiny):
 
 
 def test_stateful_runs_drift_then_settle():
-    runner = load_elmo()  # the trained ELMo-mini: a state that settles is a trained model's property
+    runner = load_elmo("embedded")  # the trained ELMo-mini: a state that settles is a trained model's property
     runner.reset_state()
     sentence = [["The", "bank", "of", "the", "river", "was", "muddy", "."]]
     stateless = runner.run(sentence).lstm_outputs2
@@ -160,6 +160,11 @@ def test_allennlp_save_and_load_round_trip(tiny, tmp_path):
         np.testing.assert_allclose(weights, [0.5, -0.5, 1.0])
         assert gamma == 1.5
         np.testing.assert_array_equal(runner.run(SENTENCES).elmo, tiny.run(SENTENCES).elmo)
+        hub_runner = load_elmo(str(export_saved_model(tiny.model, tmp_path / "saved_model")))
+        weights, gamma = hub_runner.mix_weights  # read back from the SavedModel's variables
+        np.testing.assert_allclose(weights, [0.5, -0.5, 1.0])
+        assert gamma == 1.5
+        np.testing.assert_allclose(hub_runner.run(SENTENCES).elmo, tiny.run(SENTENCES).elmo, atol=1e-5)
     finally:
         tiny.model.mix_weights.assign([0.0, 0.0, 0.0])
         tiny.model.mix_gamma.assign(1.0)

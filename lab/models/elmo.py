@@ -273,21 +273,27 @@ class CharCNNEncoder(tf.Module):
         self.proj_b = _var((c.projection_dim,), "b_proj", "zeros")
 
     def __call__(self, ids: tf.Tensor) -> tf.Tensor:
+        """(B, S, W) char ids -> (B, S, P)."""
         c = self.config
         B, S = tf.shape(ids)[0], tf.shape(ids)[1]
+        h = self.encode_chars(tf.reshape(ids, (-1, c.max_characters_per_token)))  # (B*S, P)
+        return tf.reshape(h, (B, S, c.projection_dim))
+
+    def encode_chars(self, ids: tf.Tensor) -> tf.Tensor:
+        """(N, W') char ids of N tokens -> (N, P); W' <= W slots (training trims padding)."""
+        c = self.config
         table = tf.concat([tf.zeros((1, c.char_embed_dim)), self.char_embed], axis=0)  # (262, E)
-        x = tf.nn.embedding_lookup(table, tf.reshape(ids, (-1, c.max_characters_per_token)))  # (B*S, W, E)
+        x = tf.nn.embedding_lookup(table, ids)  # (N, W', E)
         act = _ACTIVATIONS[c.activation]
         pooled = []
         for w, b in zip(self.conv_w, self.conv_b):
-            conv = tf.nn.conv1d(x, w[0], stride=1, padding="VALID") + b  # (B*S, W-width+1, n)
+            conv = tf.nn.conv1d(x, w[0], stride=1, padding="VALID") + b  # (N, W'-width+1, n)
             pooled.append(act(tf.reduce_max(conv, axis=1)))  # max over characters, then act
-        h = tf.concat(pooled, axis=-1)  # (B*S, F)
+        h = tf.concat(pooled, axis=-1)  # (N, F)
         for wc, bc, wt, bt in zip(self.high_wc, self.high_bc, self.high_wt, self.high_bt):
             g = tf.sigmoid(h @ wc + bc)  # carry gate
             h = g * tf.nn.relu(h @ wt + bt) + (1.0 - g) * h
-        h = h @ self.proj_w + self.proj_b  # (B*S, P), no activation
-        return tf.reshape(h, (B, S, c.projection_dim))
+        return h @ self.proj_w + self.proj_b  # (N, P), no activation
 
 
 class BiLSTM(tf.Module):
