@@ -6,6 +6,9 @@ wrong once, quickly, and carries on with the embedded model.
 
 from __future__ import annotations
 
+import threading
+
+import numpy as np
 import streamlit as st
 
 from lab import sources
@@ -56,3 +59,37 @@ def model(family: str, source: str):
 def bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool = False):
     """A cached ``BertOutput`` keyed by source and sentences (the model is not hashed)."""
     return _model.run(list(sentences), pair=pair)
+
+
+@st.cache_data(show_spinner="Running ELMo...", max_entries=64)
+def elmo_run(_model, source: str, tokens: tuple[tuple[str, ...], ...]):
+    """A cached stateless ``ElmoOutput`` keyed by source and word tokens."""
+    return _model.run([list(t) for t in tokens])
+
+
+_STATE_LOCK = threading.Lock()
+
+
+@st.cache_data(show_spinner="Running ELMo repeatedly...", max_entries=32)
+def elmo_repeats(_model, source: str, tokens: tuple[str, ...], runs: int, dropout: float):
+    """One sentence run ``runs`` times per mode -> {mode: (runs,) norm of lstm_outputs2}.
+
+    Modes: stateless; stateful (from a zero state, each run starting where the last ended);
+    stateless with dropout at inference. The model's carried state is shared by every
+    session, so the stateful runs hold a lock and reset the state before and after.
+    """
+    sent = [list(tokens)]
+
+    def norm(out) -> float:
+        return float(np.linalg.norm(out.lstm_outputs2[0, : len(tokens)]))
+
+    result = {"stateless": [norm(_model.run(sent)) for _ in range(runs)]}
+    if getattr(_model, "supports_state", False):
+        with _STATE_LOCK:
+            _model.reset_state()
+            try:
+                result["stateful"] = [norm(_model.run(sent, stateful=True)) for _ in range(runs)]
+            finally:
+                _model.reset_state()
+        result["dropout"] = [norm(_model.run(sent, dropout=dropout)) for _ in range(runs)]
+    return {k: np.asarray(v) for k, v in result.items()}

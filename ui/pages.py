@@ -18,6 +18,9 @@ PAGES = (
     PageInfo("pages/bert.py", "BERT WordPiece", ":material/extension:", "bert",
              "How BERT cuts text into word pieces, and how one word's vector changes layer by "
              "layer in two sentences."),
+    PageInfo("pages/elmo.py", "ELMo layers", ":material/layers:", "elmo",
+             "What each ELMo layer does to a word, the scalar mix that blends them, and why "
+             "ELMo vectors can change from run to run."),
     PageInfo("pages/attention.py", "Transformer attention", ":material/hub:", "attention",
              "One Transformer block with its padding mask made visible, then every head of a "
              "real BERT: click a token to see where it looks."),
