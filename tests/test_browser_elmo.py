@@ -1,0 +1,30 @@
+"""What a person does on the ELMo page, in a real browser."""
+
+import pytest
+
+from tests.browser import click_pill, type_sentence, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def bar_values(page) -> list[str]:
+    """The numbers printed on the per-layer bars (one per layer)."""
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    return [t.strip() for t in chart.locator("g.bartext text").all_inner_texts()]
+
+
+def test_type_two_sentences_click_a_word_and_see_the_layer_chart_change(app_server, page):
+    page.goto(app_server + "/elmo")
+    page.wait_for_selector("text=One word through the layers")
+    wait_idle(page)
+    type_sentence(page, "Sentence A", "He swung the bat and hit the ball.")
+    type_sentence(page, "Sentence B", "A bat flew out of the cave at dusk.")
+    page.wait_for_selector('text=Cosine of A "bat" and B "bat" at each layer')
+    before = bar_values(page)
+    assert len(before) == 4 and before[0] == "1.000"  # word_emb ignores context
+
+    click_pill(page, "Word in sentence A", "ball")
+    page.wait_for_selector('text=Cosine of A "ball" and B "bat" at each layer')
+    after = bar_values(page)
+    assert len(after) == 4 and after != before and after[0] != "1.000"
+    assert "elmo_wa=6%3Aball" in page.url or "elmo_wa=6:ball" in page.url

@@ -1,0 +1,141 @@
+"""The ELMo layers page, headless with AppTest: values follow clicks, sliders and sources."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lab import analysis
+from lab.models.elmo import ElmoConfig, ElmoModel, export_saved_model, load_elmo, scalar_mix
+from lab.tokenize import split_words
+from tests.conftest import ROOT
+
+A = "The central bank raised interest rates yesterday."
+B = "A fisherman rested on the river bank at sunset."
+NAMES = ["word_emb", "lstm_outputs1", "lstm_outputs2", "elmo (mix)"]
+
+
+@pytest.fixture(scope="module")
+def elmo():
+    return load_elmo("embedded")
+
+
+@pytest.fixture(scope="module")
+def defaults_out(elmo):
+    return elmo.run([split_words(A), split_words(B)])
+
+
+def run_page(**params) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages/elmo.py"), default_timeout=300)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def table(at, key: str):
+    return next(d.value for d in at.dataframe if d.proto.id.endswith(key) or key in d.proto.id)
+
+
+def curve(at) -> np.ndarray:
+    df = next(d.value for d in at.dataframe if list(d.value.index) == ["cosine"])
+    assert list(df.columns) == NAMES
+    return df.iloc[0].to_numpy(float)
+
+
+def expected(out, ia, ib, weights, gamma):
+    stack = np.concatenate([out.layers, scalar_mix(out.layers, weights, gamma)[None]])
+    return analysis.layerwise_cosine(stack[:, 0, ia], stack[:, 1, ib])
+
+
+def mix_of(elmo):
+    learned = elmo.mix_weights
+    return (np.round(learned[0], 3), round(learned[1], 3)) if learned is not None else (np.zeros(3), 1.0)
+
+
+def test_default_view_and_selecting_other_words(elmo, defaults_out):
+    at = run_page()
+    assert not at.exception
+    assert [p.value for p in at.pills] == [2, 6]  # the two "bank"s
+    w, g = mix_of(elmo)
+    np.testing.assert_allclose(curve(at), expected(defaults_out, 2, 6, w, g), atol=1e-4)
+    assert curve(at)[0] == pytest.approx(1.0, abs=1e-5)  # word_emb is context-free
+    at.pills[0].set_value(4).run()  # "interest"
+    at.pills[1].set_value(5).run()  # "river"
+    np.testing.assert_allclose(curve(at), expected(defaults_out, 4, 5, w, g), atol=1e-4)
+    assert at.query_params["elmo_wa"] == "4:interest" and at.query_params["elmo_wb"] == "5:river"
+    assert any("ELMo-mini" in c.value for c in at.caption)
+
+
+def test_mix_slider_changes_elmo_similarity_to_the_hand_computed_value(defaults_out):
+    at = run_page()
+    sliders = {s.label: s for s in at.slider}
+    sliders["w · lstm_outputs2"].set_value(3.0).run()
+    sliders = {s.label: s for s in at.slider}
+    w = np.array([sliders[f"w · {n}"].value for n in NAMES[:3]], float)
+    g = sliders["γ (scale)"].value
+    assert w[2] == 3.0
+    # by hand: softmax weights, then the weighted sum of the three layers
+    p = np.exp(w) / np.exp(w).sum()
+    layers = defaults_out.layers  # (3, B, T, C)
+    mixed_a = g * sum(p[j] * layers[j, 0, 2] for j in range(3))
+    mixed_b = g * sum(p[j] * layers[j, 1, 6] for j in range(3))
+    assert curve(at)[3] == pytest.approx(analysis.cosine(mixed_a, mixed_b), abs=1e-4)
+    at.button(key="elmo_top").click().run()  # top layer only: elmo equals lstm_outputs2
+    assert curve(at)[3] == pytest.approx(curve(at)[2], abs=1e-4)
+    at.button(key="elmo_uniform").click().run()
+    assert [s.value for s in at.slider][:4] == [0.0, 0.0, 0.0, 1.0]
+
+
+def test_determinism_panel():
+    at = run_page()
+    runs = table(at, "elmo_runs_table")
+    stateless, stateful, dropout = (runs.loc[m].to_numpy(float) for m in ("stateless", "stateful", "dropout"))
+    assert np.all(stateless == stateless[0])  # identical, run after run
+    assert len(set(np.round(dropout, 6))) == len(dropout)  # every dropout run differs
+    assert stateful[0] == pytest.approx(stateless[0], abs=1e-5)  # from a zero state, run 1 is stateless
+    assert abs(stateful[1] - stateful[0]) > abs(stateful[-1] - stateful[-2])  # drifts, then settles
+
+
+def test_the_same_page_runs_a_tf_hub_style_savedmodel(tmp_path):
+    path = export_saved_model(ElmoModel(ElmoConfig.tiny(), seed=3), tmp_path / "elmo_hub")
+    at = run_page()
+    at.sidebar.selectbox[1].set_value("custom").run()
+    at.sidebar.text_input[0].input(str(path)).run()
+    assert not at.exception and not at.error
+    assert any("TF Hub ELMo" in c.value for c in at.caption)
+    hub = load_elmo(str(path))
+    out = hub.run([split_words(A), split_words(B)])
+    w, g = mix_of(hub)
+    np.testing.assert_allclose(curve(at), expected(out, 2, 6, w, g), atol=1e-4)
+    assert any("only the stateless runs" in i.value for i in at.info)
+    assert list(table(at, "elmo_runs_table").index) == ["stateless"]
+
+
+@pytest.mark.parametrize("text, expect", [
+    ("", "empty"), ("  \t ", "empty"), ("🙂🙂", "no letters"),
+])
+def test_bad_input_gives_messages(text, expect):
+    at = run_page()
+    at.sidebar.text_area[1].input(text).run()  # one sentence only
+    assert not at.exception
+    assert any(expect in w.value for w in at.warning)
+
+
+def test_a_selected_word_missing_from_the_sentence():
+    at = run_page(elmo_wa="3:zebra")
+    assert not at.exception
+    assert any("“zebra” is not in sentence A" in i.value for i in at.info)
+    assert at.pills[0].value == 2
+
+
+def test_long_and_unusual_input():
+    at = run_page()
+    at.sidebar.text_area[0].input(" ".join(["bank"] * 2000)).run()
+    assert not at.exception
+    assert any("longer than 5,000 characters" in i.value for i in at.info)
+    assert any("reads the first 150" in w.value for w in at.warning)
+    odd = "<script>alert(1)</script> 銀行 🏦 bank " + "x" * 60
+    at.sidebar.text_area[0].input(odd).run()
+    assert not at.exception
+    assert any("longer than 50 characters" in i.value for i in at.info)
+    assert at.pills[0].options[:3] == ["\\<", "script", "\\>"]  # shown as typed, not as HTML
+    assert "銀行" in at.pills[0].options and "🏦" in at.pills[0].options
