@@ -30,4 +30,28 @@ def test_click_a_token_and_see_its_attention_row_update(app_server, page):
     assert after.locator("text", has_text="all-MiniLM-L6-v2").count() >= 1  # names its model
     assert after.locator("text").all_inner_texts() != values_before
     # the selection lives in the URL, so the view can be shared
-    assert "att_tok=3" in page.url
+    page.wait_for_function("location.search.includes('att_tok=3')")
+
+
+def click_cell(page, chart_title: str, row: int, col: int, cols: int) -> None:
+    """Click one cell of a heatmap drawn by figures.heatmap (its click markers, row-major)."""
+    chart = page.locator('[data-testid="stPlotlyChart"]', has_text=chart_title)
+    point = chart.locator("g.trace.scatter path.point").nth(row * cols + col)
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_idle(page)
+
+
+def test_click_heatmap_cells_to_pick_the_query_and_the_head(app_server, page):
+    page.goto(app_server + "/attention")
+    page.wait_for_selector('text="the" in every head of layer 1')
+    wait_idle(page)
+    # head view of sentence A: 10 x 10 ([CLS] the central bank ... . [SEP]); row 2 = "central"
+    click_cell(page, "Layer 1, head 1", row=2, col=5, cols=10)
+    page.wait_for_selector('text="central" in every head of layer 1')
+    page.wait_for_function("location.search.includes('att_tok=2')")
+    # a row of the heads x keys map opens that head in the head view
+    click_cell(page, 'Where "central" looks', row=2, col=0, cols=10)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] >> text=Layer 1, head 3')
+    page.wait_for_function("location.search.includes('att_bhead=2')")  # the view is in the URL
