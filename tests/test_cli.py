@@ -32,3 +32,21 @@ def test_info_lists_versions_and_sources():
     assert res.returncode == 0, res.stderr
     assert "tensorflow" in res.stdout and "all-MiniLM-L6-v2" in res.stdout
     assert "elmo: default = embedded" in res.stdout and "https://tfhub.dev/google/elmo/3" in res.stdout
+
+
+def test_export_elmo_npz_from_allennlp_files(tmp_path):
+    from lab.models.elmo import load_elmo
+    from lab.tokenize import split_words
+    from tests.conftest import shared_fixture
+
+    folder = shared_fixture("allennlp-elmo")
+    out = tmp_path / "e.npz"
+    sentences = ["The bank raised rates.", "We sat on the river bank ."]
+    assert main(["export", "--model", "elmo", "--source", str(folder), "--out", str(out), *sentences]) == 0
+    z = np.load(out, allow_pickle=True)
+    assert list(z["tokens"][0]) == ["The", "bank", "raised", "rates", "."]
+    assert z["layers"].dtype == np.float32 and z["layers"].shape == (3, 2, 7, 32)
+    assert z["mask"].tolist()[0] == [1] * 5 + [0] * 2
+    assert list(z["layer_names"]) == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    ref = load_elmo(str(folder)).run([split_words(s) for s in sentences])
+    np.testing.assert_array_equal(z["layers"], ref.layers)

@@ -189,3 +189,14 @@ def test_a_tf_hub_source_runs_through_the_same_page(hub_bert_dirs, monkeypatch):
     assert any("TF Hub BERT" in c.value for c in at.caption)
     assert list(curve_table(at)) == ["layer 1", "layer 2"]
     assert any("does not expose its embedding parts" in i.value for i in at.info)
+
+
+def test_sentences_survive_a_page_switch():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240).run()
+    at.sidebar.text_area[0].input("Money in the bank.").run()
+    at.switch_page("pages/bert.py").run()
+    assert not at.exception
+    assert at.sidebar.text_area[0].value == "Money in the bank."
+    assert at.pills[0].options[:3] == ["Money", "in", "the"]
+    at.switch_page("pages/home.py").run()
+    assert at.sidebar.text_area[0].value == "Money in the bank."
