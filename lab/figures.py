@@ -226,8 +226,8 @@ def model_view(
     fig.update_annotations(font_size=s["tick"])
     cell = 64 if projector else 52
     fig = _layout(fig, title, model_label, projector, height=120 + cell * L)
-    # room for the column titles (H1, H2, ...) under the two-line title
-    return fig.update_layout(margin_t=(120 if projector else 95))
+    # room for the column titles (H1, H2, ...) under the title and its model line
+    return fig.update_layout(margin_t=fig.layout.margin.t + (30 if projector else 25))
 
 
 def attention_lines(
