@@ -12,6 +12,7 @@ colour-blind-safe colour scales.
 from __future__ import annotations
 
 import html
+import textwrap
 from typing import Sequence
 
 import numpy as np
@@ -36,20 +37,23 @@ def label(text: str) -> str:
     return html.escape(str(text), quote=False)
 
 
-def _title(title: str, model_label: str) -> dict:
-    # The model line is the caption every view must carry; keep it short enough to fit.
-    model = model_label if len(model_label) <= 140 else model_label[:137] + "..."
-    return {"text": f"{label(title)}<br><sup>Model: {label(model)}</sup>", "x": 0.0, "xanchor": "left"}
+def _title(title: str, model_label: str, projector: bool = False) -> dict:
+    # The model line is the caption every view must carry: wrap it to the figure's width
+    # (fewer characters fit a line in projector type) rather than cut it off.
+    lines = textwrap.wrap(f"Model: {model_label}", width=70 if projector else 120)[:3]
+    model = "<br>".join(f"<sup>{label(line)}</sup>" for line in lines)
+    return {"text": f"{label(title)}<br>{model}", "x": 0.0, "xanchor": "left"}
 
 
 def _layout(fig: go.Figure, title: str, model_label: str, projector: bool, **extra) -> go.Figure:
     s = style(projector)
+    n_lines = _title(title, model_label, projector)["text"].count("<br>")
     fig.update_layout(
-        title=_title(title, model_label),
+        title=_title(title, model_label, projector),
         title_font_size=s["title"],
         font_size=s["font"],
         height=extra.pop("height", s["height"]),
-        margin={"l": 10, "r": 10, "t": 90 if projector else 70, "b": 10},
+        margin={"l": 10, "r": 10, "t": (90 if projector else 70) + (36 if projector else 22) * (n_lines - 1), "b": 10},
         template="plotly_white",
         **extra,
     )
