@@ -53,7 +53,7 @@ def _layout(fig: go.Figure, title: str, model_label: str, projector: bool, **ext
         title_font_size=s["title"],
         font_size=s["font"],
         height=extra.pop("height", s["height"]),
-        margin={"l": 10, "r": 10, "t": (90 if projector else 70) + (36 if projector else 22) * (n_lines - 1), "b": 10},
+        margin={"l": 10, "r": 10, "t": (96 if projector else 70) + (46 if projector else 22) * (n_lines - 1), "b": 10},
         template="plotly_white",
         **extra,
     )

@@ -21,12 +21,16 @@ CUSTOM = "custom"
 
 _PROJECTOR_CSS = """
 <style>
-html, body, [class*="st-"], .stMarkdown, .stCaption, label, p, li, td, th { font-size: 1.3rem !important; }
-h1 { font-size: 2.6rem !important; } h2 { font-size: 2.1rem !important; } h3 { font-size: 1.7rem !important; }
-[data-testid="stSidebar"] * { font-size: 1.15rem !important; }
+/* Text only: setting the root font size would scale every rem-based padding too and
+   squeeze the page into a narrow column. */
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
+[data-testid="stCaptionContainer"], [data-testid="stText"], [data-testid="stWidgetLabel"] p,
+[data-testid="stMetricLabel"] p, [data-testid="stAlert"] p, td, th, button p, textarea, input {
+  font-size: 1.35rem !important; line-height: 1.45 !important; }
+[data-testid="stMetricValue"] { font-size: 2.8rem !important; }
+h1 { font-size: 2.8rem !important; } h2 { font-size: 2.2rem !important; } h3 { font-size: 1.8rem !important; }
 </style>
 """
-
 
 @dataclass(frozen=True)
 class Frame:
