@@ -7,6 +7,7 @@ N layers, T / S tokens, C width, H heads.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -163,3 +164,43 @@ def quadrant(attn: np.ndarray, query_keep: np.ndarray, key_keep: np.ndarray) -> 
     """
     q, k = np.asarray(query_keep, bool), np.asarray(key_keep, bool)
     return np.asarray(attn)[..., q, :][..., k]
+
+
+@dataclass(frozen=True)
+class AttentionView:
+    """What every BERT view draws: attn (L, H, Q, K) over the kept query/key positions."""
+
+    attn: np.ndarray
+    query_positions: np.ndarray
+    key_positions: np.ndarray
+    query_tokens: list[str]
+    key_tokens: list[str]
+    cropped: bool
+
+
+def attention_view(out, row: int, hide_special: bool, filt: str, limit: int = 48) -> AttentionView:
+    """Row ``row`` of a BERT run (``BertOutput``) as the attention views show it.
+
+    Padding is dropped (its columns are 0). ``hide_special`` drops [CLS]/[SEP] and
+    renormalizes each row over the remaining keys (``drop_tokens``); then the
+    pair filter keeps one quadrant (``quadrant``) without renormalizing, so A → B
+    shows how much of A's attention goes to B. At most ``limit`` queries and keys are kept.
+    """
+    n = int(out.input_mask[row].sum())
+    tokens = out.tokens[row]
+    attn = out.attentions[:, row, :, :n, :n]  # (L, H, n, n): the real tokens
+    positions = np.arange(n)
+    if hide_special:
+        keep = content_mask(tokens, n)
+        attn = drop_tokens(attn, keep, renormalize=True)
+        positions = positions[keep]
+    segment = out.input_type_ids[row, positions]  # 0 = [CLS] A [SEP], 1 = B [SEP]
+    everything = np.ones(len(positions), bool)
+    q_keep, k_keep = {"ab": (segment == 0, segment == 1), "ba": (segment == 1, segment == 0)}.get(
+        filt, (everything, everything))
+    attn = quadrant(attn, q_keep, k_keep)
+    q_pos, k_pos = positions[q_keep], positions[k_keep]
+    cropped = len(q_pos) > limit or len(k_pos) > limit
+    q_pos, k_pos = q_pos[:limit], k_pos[:limit]
+    attn = attn[..., : len(q_pos), : len(k_pos)]
+    return AttentionView(attn, q_pos, k_pos, [tokens[p] for p in q_pos], [tokens[p] for p in k_pos], cropped)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -162,46 +161,6 @@ minimal_block()
 # --- 2. real BERT heads ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class View:
-    """What every BERT view draws: attn (L, H, Q, K) over the kept query/key positions."""
-
-    attn: np.ndarray
-    query_positions: np.ndarray
-    key_positions: np.ndarray
-    query_tokens: list[str]
-    key_tokens: list[str]
-    cropped: bool
-
-
-def attention_view(out, row: int, hide_special: bool, filt: str, limit: int = VIEW_TOKENS) -> View:
-    """Row ``row`` of a BERT run as the views show it.
-
-    Padding is dropped (its columns are 0). ``hide_special`` drops [CLS]/[SEP] and
-    renormalizes each row over the remaining keys (``analysis.drop_tokens``); then the
-    pair filter keeps one quadrant (``analysis.quadrant``) without renormalizing, so A → B
-    shows how much of A's attention goes to B. At most ``limit`` queries and keys are kept.
-    """
-    n = int(out.input_mask[row].sum())
-    tokens = out.tokens[row]
-    attn = out.attentions[:, row, :, :n, :n]  # (L, H, n, n): the real tokens
-    positions = np.arange(n)
-    if hide_special:
-        keep = analysis.content_mask(tokens, n)
-        attn = analysis.drop_tokens(attn, keep, renormalize=True)
-        positions = positions[keep]
-    segment = out.input_type_ids[row, positions]  # 0 = [CLS] A [SEP], 1 = B [SEP]
-    everything = np.ones(len(positions), bool)
-    q_keep, k_keep = {"ab": (segment == 0, segment == 1), "ba": (segment == 1, segment == 0)}.get(
-        filt, (everything, everything))
-    attn = analysis.quadrant(attn, q_keep, k_keep)
-    q_pos, k_pos = positions[q_keep], positions[k_keep]
-    cropped = len(q_pos) > limit or len(k_pos) > limit
-    q_pos, k_pos = q_pos[:limit], k_pos[:limit]
-    attn = attn[..., : len(q_pos), : len(k_pos)]
-    return View(attn, q_pos, k_pos, [tokens[p] for p in q_pos], [tokens[p] for p in k_pos], cropped)
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
     """The small multiples, cached: building L x H subplots takes about half a second, and
@@ -288,7 +247,7 @@ def _bert_heads() -> None:
                    "pieces are cut.")
 
     row = 0 if pair else state.get("att_brow")
-    view = attention_view(out, row, special == "hide", filt)
+    view = analysis.attention_view(out, row, special == "hide", filt, limit=VIEW_TOKENS)
     if view.cropped:
         st.warning(f"Long input: the views draw the first {VIEW_TOKENS} queries and keys. The "
                    "weights are those of the whole input, so a row can sum to less than 1 here.")

@@ -63,3 +63,24 @@ def test_attention_helpers():
     np.testing.assert_allclose(kept.sum(-1), 1.0)
     q = analysis.quadrant(attn, np.array([1, 0, 0, 0], bool), np.array([0, 1, 1, 0], bool))
     np.testing.assert_allclose(q, [[[0.25, 0.25]]])
+
+
+def test_attention_view_hides_specials_then_filters_a_quadrant():
+    from types import SimpleNamespace
+
+    tokens = ["[CLS]", "a", "[SEP]", "b", "c", "[SEP]"]
+    rng = np.random.default_rng(0)
+    attn = rng.dirichlet(np.ones(6), size=(1, 1, 1, 6)).transpose(0, 1, 2, 3, 4)  # (L, B, H, T, T)
+    attn = attn.reshape(1, 1, 1, 6, 6)
+    out = SimpleNamespace(tokens=[tokens], attentions=attn, input_mask=np.ones((1, 6), int),
+                          input_type_ids=np.array([[0, 0, 0, 1, 1, 1]]))
+    full = analysis.attention_view(out, 0, hide_special=False, filt="all")
+    np.testing.assert_array_equal(full.attn, attn[:, 0])
+    hidden = analysis.attention_view(out, 0, hide_special=True, filt="all")
+    assert hidden.query_tokens == ["a", "b", "c"]
+    np.testing.assert_allclose(hidden.attn.sum(-1), 1.0)
+    ab = analysis.attention_view(out, 0, hide_special=True, filt="ab")
+    assert ab.query_tokens == ["a"] and ab.key_tokens == ["b", "c"]
+    np.testing.assert_allclose(ab.attn, hidden.attn[..., :1, 1:])  # a quadrant, not renormalized
+    short = analysis.attention_view(out, 0, hide_special=False, filt="all", limit=4)
+    assert short.cropped and short.attn.shape[-2:] == (4, 4)
