@@ -6,8 +6,9 @@ with ``apt-get download`` + ``dpkg -x`` into a folder (no root needed, no instal
 uses ``/usr/share/wordnet`` when the package is already installed.
 
 Each synset gives one sequence: its quoted examples, then its definition led by up to three
-of its lemmas, joined by ``;``:
-``they pulled the canoe up on the bank ; he sat on the bank of the river ; bank : sloping land ( ... )``
+of its lemmas, joined by ``;``, and its lexicographer file name (WordNet's coarse sense
+class) as one token at the end or, for half of the synsets (by hash), at the start:
+``they pulled the canoe up on the bank ; he sat on the bank of the river ; bank : sloping land ( ... ) noun.object``
 All sentences are split into words with ``lab.tokenize.split_words`` (as the app does).
 The held-out split is by synset (a stable hash of its offset and part of speech), so a
 definition and its examples always land on the same side.
@@ -26,6 +27,16 @@ from pathlib import Path
 from lab.tokenize import split_words
 
 DATA_FILES = ("data.noun", "data.verb", "data.adj", "data.adv")
+# WordNet's lexicographer files (lexnames(5WN)): the coarse semantic class of a synset.
+LEXNAMES = (
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute "
+    "noun.body noun.cognition noun.communication noun.event noun.feeling noun.food noun.group "
+    "noun.location noun.motive noun.object noun.person noun.phenomenon noun.plant "
+    "noun.possession noun.process noun.quantity noun.relation noun.shape noun.state "
+    "noun.substance noun.time verb.body verb.change verb.cognition verb.communication "
+    "verb.competition verb.consumption verb.contact verb.creation verb.emotion verb.motion "
+    "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
+).split()
 HELD_OUT_PER_MILLE = 20  # 2% of synsets
 _QUOTED = re.compile(r'"([^"]+)"')
 _ADJ_MARKER = re.compile(r"\((?:a|p|ip)\)$")
@@ -70,13 +81,14 @@ def fetch_wordnet(workdir: str | Path | None = None) -> Path:
     return folder
 
 
-def parse_synset_line(line: str) -> tuple[str, list[str], str, list[str]] | None:
-    """One ``data.*`` line -> (synset key, lemmas, definition, examples); None for the licence header."""
+def parse_synset_line(line: str) -> tuple[str, list[str], str, list[str], str] | None:
+    """One ``data.*`` line -> (synset key, lemmas, definition, examples, lexicographer
+    file name such as ``noun.animal``); None for the licence header."""
     if line.startswith("  ") or "|" not in line:
         return None
     head, gloss = line.split("|", 1)
     fields = head.split()
-    offset, pos, n_words = fields[0], fields[2], int(fields[3], 16)
+    offset, lexfile, pos, n_words = fields[0], int(fields[1]), fields[2], int(fields[3], 16)
     lemmas = []
     for k in range(n_words):
         word = _ADJ_MARKER.sub("", fields[4 + 2 * k]).replace("_", " ")
@@ -84,15 +96,20 @@ def parse_synset_line(line: str) -> tuple[str, list[str], str, list[str]] | None
     examples = [e.strip() for e in _QUOTED.findall(gloss) if e.strip()]
     definition = _QUOTED.sub("", gloss)
     definition = re.sub(r"(\s*;\s*)+$", "", definition.strip()).strip(" ;")
-    return f"{offset}{pos}", lemmas, definition, examples
+    return f"{offset}{pos}", lemmas, definition, examples, LEXNAMES[lexfile]
 
 
-def synset_sentences(lemmas: list[str], definition: str, examples: list[str], joined: bool = True) -> list[list[str]]:
+def synset_sentences(lemmas: list[str], definition: str, examples: list[str], joined: bool = True,
+                     tag: str = "", tag_first: bool = False) -> list[list[str]]:
     """The synset's text as word lists.
 
     joined: one sequence ``example ; example ; lemma , lemma : definition``, so that the
     LM learns to carry a sense's topic from one sentence into the next (as bilm-tf's
     stateful training on running text does); else one sequence per sentence.
+    tag: a token (the lexicographer file, ``noun.animal``) put at the end of the joined
+    sequence, or at its start with ``tag_first``: to predict it, the forward LM (tag
+    last) or the backward LM (tag first) must carry the coarse sense class of what it
+    has read, which is what makes contextual vectors separate word senses.
     """
     parts = [split_words(e) for e in examples]
     if definition:
@@ -103,6 +120,8 @@ def synset_sentences(lemmas: list[str], definition: str, examples: list[str], jo
     out: list[str] = []
     for p in parts:
         out.extend(([";"] if out else []) + p)
+    if out and tag:
+        out = [tag] + out if tag_first else out + [tag]
     return [out] if out else []
 
 
@@ -110,7 +129,8 @@ def is_held_out(key: str) -> bool:
     return zlib.crc32(key.encode()) % 1000 < HELD_OUT_PER_MILLE
 
 
-def load_corpus(wordnet_dir: str | Path | None = None, max_len: int = 60, joined: bool = True) -> Corpus:
+def load_corpus(wordnet_dir: str | Path | None = None, max_len: int = 60, joined: bool = True,
+                tags: bool = True) -> Corpus:
     """Build the train / held-out sentences (deterministic: file order, stable hash split).
 
     Sentences longer than ``max_len`` words are cut into pieces of at most ``max_len``.
@@ -123,8 +143,10 @@ def load_corpus(wordnet_dir: str | Path | None = None, max_len: int = 60, joined
                 parsed = parse_synset_line(line)
                 if parsed is None:
                     continue
-                key, lemmas, definition, examples = parsed
+                key, lemmas, definition, examples, lexname = parsed
                 target = held if is_held_out(key) else train
-                for s in synset_sentences(lemmas, definition, examples, joined):
+                tag_first = zlib.crc32(key.encode()) % 2 == 1
+                tag = lexname if (joined and tags) else ""
+                for s in synset_sentences(lemmas, definition, examples, joined, tag, tag_first):
                     target.extend(s[i : i + max_len] for i in range(0, len(s), max_len))
     return Corpus(train=train, held_out=held, source=f"WordNet 3.0 ({folder})")

@@ -327,22 +327,28 @@ state-of-the-art representations.
 - Parameters (biLM, without the training softmax): {m['parameters']:,}.
 
 ## Data
-- Corpus: {m['corpus']['source_name']}: every synset's definition led by up to three of
-  its lemmas (`bank : sloping land ...`), and every example sentence; words split with
-  `lab.tokenize.split_words`, case kept.
+- Corpus: {m['corpus']['source_name']}: one sequence per synset, its example sentences
+  then its definition led by up to three of its lemmas, joined by `;`
+  (`they pulled the canoe up on the bank ; bank : sloping land ...`), cut at 60 words;
+  words split with `lab.tokenize.split_words`, case kept.
 - Licence: Princeton WordNet 3.0 licence (free to use, copy, modify and distribute, with
   the copyright notice: "WordNet 3.0 Copyright 2006 by Princeton University. All rights
   reserved."). Obtained from Debian's `wordnet-base` package.
 - Split: by synset, stable CRC32 hash of offset+POS, {m['corpus']['held_out_per_mille'] / 10:.0f}% held out.
-- Train: {m['corpus']['train_sentences']:,} sentences, {m['corpus']['train_tokens']:,} tokens.
-  Held-out: {m['corpus']['held_out_sentences']:,} sentences, {m['corpus']['held_out_tokens']:,} tokens.
+- Train: {m['corpus']['train_sentences']:,} sequences, {m['corpus']['train_tokens']:,} tokens.
+  Held-out: {m['corpus']['held_out_sentences']:,} sequences, {m['corpus']['held_out_tokens']:,} tokens.
 - Output vocabulary: {m['vocab_size']:,} words (count >= {m['min_count']} in train, plus `<S>`, `</S>`, `<UNK>`);
   held-out `<UNK>` rate {m['heldout_unk_rate'] * 100:.1f}%. Inputs are characters, so any word can be embedded.
 
 ## Training
-- {m['steps']:,} steps of about {m['max_tokens']} padded tokens ({m['epochs']:.1f} epochs), Adam, peak lr {m['lr']},
-  warm-up then cosine decay, dropout {m['dropout']}, sampled softmax with {m['num_sampled']} samples, seed {m['seed']}.
-- Wall time: {m['train_minutes']:.1f} min on {m['cpus']} CPU core(s) (TensorFlow {m['tensorflow']}).
+- Command: `python -m lab.elmo_train` (defaults: {m['steps_planned']:,} steps or a {m['max_minutes']:.0f}-minute
+  budget, whichever ends first; the learning rate follows whichever is further along).
+- This run: {m['steps']:,} steps of at most {m['max_tokens']} padded tokens (at most {m['epochs']:.2f} epochs), Adam,
+  peak lr {m['lr']}, warm-up then cosine decay to 10%, dropout {m['dropout']}, sampled softmax with
+  {m['num_sampled']} samples, gradient norm clipped at 5, seed {m['seed']}.
+- Wall time: {m['train_minutes']:.1f} min of training ({m['total_minutes']:.1f} min in all) on {m['cpus']} CPU cores
+  shared with other work (TensorFlow {m['tensorflow']}). On a shared machine the time budget,
+  not the step count, may end the run: `metrics.json` records what happened.
 
 ## Held-out perplexity (full softmax, targets include `</S>` / `<S>`)
 | model | perplexity |
@@ -424,8 +430,10 @@ def main(argv=None) -> int:
         "min_count": a.min_count,
         "heldout_unk_rate": held_unk / max(1, stats["held_out_tokens"]),
         "steps": steps,
+        "steps_planned": a.steps,
+        "max_minutes": a.max_minutes,
         "max_tokens": a.max_tokens,
-        "epochs": steps * a.max_tokens / tokens_per_epoch,
+        "epochs": steps * a.max_tokens / tokens_per_epoch,  # an upper bound: batches hold padding
         "lr": a.lr,
         "dropout": a.dropout,
         "num_sampled": a.num_sampled,

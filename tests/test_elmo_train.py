@@ -7,11 +7,12 @@ from lab.elmo_train import (
     UNK,
     Batcher,
     build_vocab,
+    embed_types,
     heldout_perplexity,
     train_bilm,
     unigram_perplexity,
 )
-from lab.models.elmo import BOS_IDS, EOS_IDS, ElmoConfig, token_char_ids
+from lab.models.elmo import BOS_IDS, EOS_IDS, ElmoConfig, ElmoModel, token_char_ids
 
 LINE = (
     "09213565 17 n 02 bank 0 river_bank 0 002 @ 09409512 n 0000 | sloping land (especially the slope "
@@ -36,9 +37,11 @@ def test_parse_a_wordnet_line():
     assert lemmas == ["bank", "river bank"]
     assert definition == "sloping land (especially the slope beside a body of water)"
     assert examples == ["they pulled the canoe up on the bank", "he sat on the bank of the river"]
-    sentences = synset_sentences(lemmas, definition, examples)
-    assert sentences[0][:5] == ["bank", ",", "river", "bank", ":"]
-    assert sentences[1] == "they pulled the canoe up on the bank".split()
+    separate = synset_sentences(lemmas, definition, examples, joined=False)
+    assert separate[0] == "they pulled the canoe up on the bank".split()
+    assert separate[2][:5] == ["bank", ",", "river", "bank", ":"]
+    (joined,) = synset_sentences(lemmas, definition, examples)
+    assert joined == separate[0] + [";"] + separate[1] + [";"] + separate[2]
     assert parse_synset_line("  1 This software and database is being provided\n") is None
 
 
@@ -83,3 +86,17 @@ def test_unigram_perplexity_of_a_uniform_text_is_the_vocab_size():
     ppl, n = unigram_perplexity(sents, sents, vocab)
     # counts with add-one: a, b, c, </S> = 11 each, <S> and <UNK> 1 each, of 46
     assert n == 40 and np.isclose(ppl, 46 / 11)
+
+
+def test_trimmed_character_windows_give_the_full_width_vectors():
+    """Training runs the char CNN on as few character slots as the batch needs."""
+    model = ElmoModel(ElmoConfig.tiny(), seed=1)
+    words = ["a", "bank", "café", "international", "x" * 48]
+    table = np.zeros((len(words) + 1, 50), np.int32)
+    for i, w in enumerate(words):
+        table[i + 1] = token_char_ids(w)
+    for types in (np.array([[1, 2, 3, 4, 0], [4, 4, 1, 0, 0]]), np.array([[1, 5, 2]])):
+        full = model.char_cnn(table[types]).numpy()
+        trimmed = embed_types(model, table, types.astype(np.int32)).numpy()
+        real = types > 0
+        np.testing.assert_array_equal(full[real], trimmed[real])
