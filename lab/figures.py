@@ -201,37 +201,58 @@ def model_view(
     attn: np.ndarray, tokens: Sequence[str], title: str, model_label: str, projector: bool = False,
     key_tokens: Sequence[str] | None = None,
 ) -> go.Figure:
-    """Small multiples of every layer x head: attn (L, H, T, S) -> one heatmap per head.
+    """Small multiples of every layer x head: attn (L, H, T, S) -> an L x H grid of maps.
 
     Queries are ``tokens`` (T); keys are ``key_tokens`` (S), the same tokens when omitted.
+    The grid is one heatmap whose tiles are separated by a blank row and column (NaN), not
+    L * H subplots: it builds in milliseconds instead of about half a second, and the
+    browser draws one trace. ``layout.meta`` records the tiling; ``model_view_tile`` cuts
+    one head back out.
     """
     attn = np.asarray(attn, float)
     keys = tokens if key_tokens is None else key_tokens
     if attn.ndim != 4 or attn.shape[2:] != (len(tokens), len(keys)):
         raise ValueError(f"model view needs (L, H, T, S) with T = {len(tokens)} queries and "
                          f"S = {len(keys)} keys, got {attn.shape}")
-    L, H = attn.shape[:2]
+    L, H, T, S = attn.shape
+    gap = 1
+    z = np.full((L * (T + gap) - gap, H * (S + gap) - gap), np.nan)
+    # hover: layer, head, query and key numbers (1-based) per cell, as compact integers
+    # rather than strings, so the figure stays small to send (tokens are in the head view)
+    hover = np.zeros(z.shape + (4,), np.uint16)
+    qk = np.stack(np.meshgrid(np.arange(T), np.arange(S), indexing="ij"), axis=-1)  # (T, S, 2)
+    for i in range(L):
+        for j in range(H):
+            r, c = i * (T + gap), j * (S + gap)
+            z[r : r + T, c : c + S] = attn[i, j]
+            hover[r : r + T, c : c + S] = np.concatenate([np.broadcast_to([i + 1, j + 1], (T, S, 2)), qk], -1)
     s = style(projector)
-    fig = make_subplots(rows=L, cols=H, horizontal_spacing=0.004, vertical_spacing=0.01,
-                        row_titles=[f"L{i + 1}" for i in range(L)],
-                        column_titles=[f"H{j + 1}" for j in range(H)])
-    # one add_traces call: adding the L * H traces one by one takes twice as long
-    fig.add_traces(
-        [go.Heatmap(z=attn[i, j], zmin=0.0, zmax=1.0, showscale=False,
-                    colorscale="Blues" if not projector else "Cividis",
-                    hovertemplate=f"layer {i + 1} head {j + 1}<br>"
-                    "query %{y} → key %{x}: %{z:.3f}<extra></extra>")
-         for i in range(L) for j in range(H)],
-        rows=[i + 1 for i in range(L) for _ in range(H)],
-        cols=[j + 1 for _ in range(L) for j in range(H)],
-    )
-    fig.update_xaxes(showticklabels=False, ticks="")
-    fig.update_yaxes(showticklabels=False, ticks="", autorange="reversed")
-    fig.update_annotations(font_size=s["tick"])
+    fig = go.Figure(go.Heatmap(
+        z=z, zmin=0.0, zmax=1.0, showscale=False, hoverongaps=False,
+        colorscale="Blues" if not projector else "Cividis",
+        customdata=hover, hovertemplate="layer %{customdata[0]} head %{customdata[1]}<br>query "
+        "%{customdata[2]} → key %{customdata[3]}: %{z:.3f}<extra></extra>",
+    ))
+    for j in range(H):
+        fig.add_annotation(x=j * (S + gap) + (S - 1) / 2, y=1.0, xref="x", yref="paper", yanchor="bottom",
+                           text=f"H{j + 1}", showarrow=False, font_size=s["tick"])
+    for i in range(L):
+        fig.add_annotation(x=1.0, y=i * (T + gap) + (T - 1) / 2, xref="paper", yref="y", xanchor="left",
+                           text=f"L{i + 1}", showarrow=False, font_size=s["tick"])
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
     cell = 64 if projector else 52
-    fig = _layout(fig, title, model_label, projector, height=120 + cell * L)
-    # room for the column titles (H1, H2, ...) under the title and its model line
-    return fig.update_layout(margin_t=fig.layout.margin.t + (30 if projector else 25))
+    fig = _layout(fig, title, model_label, projector, height=120 + cell * L,
+                  meta={"layers": L, "heads": H, "queries": T, "keys": S, "gap": gap})
+    # room for the column titles (H1, H2, ...) under the title, and the row titles at the right
+    return fig.update_layout(margin_t=fig.layout.margin.t + (30 if projector else 25), margin_r=40)
+
+
+def model_view_tile(z: np.ndarray, meta: dict, layer: int, head: int) -> np.ndarray:
+    """Head ``head`` of layer ``layer`` (0-based) cut out of a ``model_view`` grid: (T, S)."""
+    T, S, gap = meta["queries"], meta["keys"], meta["gap"]
+    r, c = layer * (T + gap), head * (S + gap)
+    return np.asarray(z, float)[r : r + T, c : c + S]
 
 
 def attention_lines(

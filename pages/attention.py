@@ -54,9 +54,8 @@ def _short(model_label: str) -> str:
 
 
 def _controls(widths: list[int]) -> list:
-    """A row of columns for widgets; in projector mode two per row, so large labels fit."""
-    if not fr.projector:
-        return st.columns(widths)
+    """Columns for widgets, two per row: segmented controls need the width (more so in
+    projector type), and a cut-off option cannot be clicked."""
     return [col for i in range(0, len(widths), 2) for col in st.columns(widths[i : i + 2])]
 
 

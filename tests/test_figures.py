@@ -34,7 +34,12 @@ def test_projector_style_is_bigger():
 def test_model_view_and_lines():
     attn = np.random.default_rng(0).dirichlet(np.ones(3), size=(2, 4, 3))  # (L, H, T, T)
     fig = figures.model_view(attn, ["a", "b", "c"], "T", "M")
-    assert len(fig.data) == 8
+    assert len(fig.data) == 1 and np.asarray(fig.data[0].z).shape == (2 * 4 - 1, 4 * 4 - 1)
+    for layer in range(2):
+        for head in range(4):
+            np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, fig.layout.meta, layer, head),
+                                          attn[layer, head])
+    assert np.isnan(np.asarray(fig.data[0].z, float)[3]).all()  # the blank row between layers
     with pytest.raises(ValueError):
         figures.model_view(attn, ["a", "b"], "T", "M")
     lines = figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M")

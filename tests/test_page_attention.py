@@ -48,6 +48,11 @@ def z(trace: dict) -> np.ndarray:
     return np.asarray(data, float)
 
 
+def tile(spec: dict, layer: int, head: int) -> np.ndarray:
+    """One head of the model view's grid (layer and head 0-based)."""
+    return figures.model_view_tile(z(spec["data"][0]), spec["layout"]["meta"], layer, head)
+
+
 def set_widget(at: AppTest, key: str, value) -> AppTest:
     at.get_by_key(f"_w_{key}").set_value(value)
     at.run()
@@ -110,9 +115,8 @@ def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
     n = [int(m.sum()) for m in out.input_mask]
     np.testing.assert_allclose(table(at, "att_head_matrix"), out.attentions[0, 0, 0, :n[0], :n[0]], atol=1e-5)
     model_view = chart(at, "att_model_view")
-    assert len(model_view["data"]) == 6 * 12
-    np.testing.assert_allclose(z(model_view["data"][12 * 2 + 3]), out.attentions[2, 0, 3, :n[0], :n[0]],
-                               atol=1e-5)
+    assert model_view["layout"]["meta"]["layers"] == 6 and model_view["layout"]["meta"]["heads"] == 12
+    np.testing.assert_allclose(tile(model_view, 2, 3), out.attentions[2, 0, 3, :n[0], :n[0]], atol=1e-5)
     assert "all-MiniLM-L6-v2" in model_view["layout"]["title"]["text"]
 
     set_widget(at, "att_layer", 3)
@@ -157,7 +161,7 @@ def test_pair_filters_give_the_right_quadrant(embedded_bert, filt, q_seg, k_seg)
     assert pair.input_mask[0].all()  # one row, no padding
     want = analysis.quadrant(pair.attentions[2, 0, 0], types == q_seg, types == k_seg)
     np.testing.assert_allclose(table(at, "att_head_matrix"), want, atol=1e-5)
-    np.testing.assert_allclose(z(chart(at, "att_model_view")["data"][0]),
+    np.testing.assert_allclose(tile(chart(at, "att_model_view"), 0, 0),
                                analysis.quadrant(pair.attentions[0, 0, 0], types == q_seg, types == k_seg),
                                atol=1e-5)
     keys = columns(at, "att_head_matrix")
@@ -177,7 +181,7 @@ def test_hiding_special_tokens_renormalizes_rows_in_every_view(embedded_bert):
     np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-5)
     assert not any("[CLS]" in c or "[SEP]" in c for c in columns(at, "att_head_matrix"))
     np.testing.assert_allclose(table(at, "att_row_matrix"), want[:, 0], atol=1e-5)  # first word, every head
-    np.testing.assert_allclose(z(chart(at, "att_model_view")["data"][12]),
+    np.testing.assert_allclose(tile(chart(at, "att_model_view"), 1, 0),
                                analysis.drop_tokens(out.attentions[1, 0, 0, :n, :n], keep), atol=1e-5)
 
     # the policy applies before the pair filter: A -> B of the renormalized matrix
@@ -246,7 +250,7 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
 def test_model_view_takes_separate_key_tokens():
     attn = np.random.default_rng(0).random((2, 3, 4, 5))
     fig = figures.model_view(attn, list("abcd"), "t", "m", key_tokens=list("vwxyz"))
-    assert len(fig.data) == 6
-    np.testing.assert_array_equal(fig.data[5].z, attn[1, 2])
+    assert len(fig.data) == 1 and fig.layout.meta["keys"] == 5
+    np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, fig.layout.meta, 1, 2), attn[1, 2])
     with pytest.raises(ValueError, match="S = 4 keys"):
         figures.model_view(attn, list("abcd"), "t", "m")
