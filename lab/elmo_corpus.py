@@ -7,8 +7,10 @@ uses ``/usr/share/wordnet`` when the package is already installed.
 
 Each synset gives one sequence: its quoted examples, then its definition led by up to three
 of its lemmas, joined by ``;``, and its lexicographer file name (WordNet's coarse sense
-class) as one token at the end or, for half of the synsets (by hash), at the start:
-``they pulled the canoe up on the bank ; he sat on the bank of the river ; bank : sloping land ( ... ) noun.object``
+class, ``noun.animal``) as one token at the end or, for half of the synsets (by hash), at
+the start; the same token also goes right after (or before) the synset's word wherever
+it occurs in the examples:
+``the plane went into a steep bank noun.act ; bank : a flight maneuver ... noun.act``
 All sentences are split into words with ``lab.tokenize.split_words`` (as the app does).
 The held-out split is by synset (a stable hash of its offset and part of speech), so a
 definition and its examples always land on the same side.
@@ -109,9 +111,14 @@ def synset_sentences(lemmas: list[str], definition: str, examples: list[str], jo
     tag: a token (the lexicographer file, ``noun.animal``) put at the end of the joined
     sequence, or at its start with ``tag_first``: to predict it, the forward LM (tag
     last) or the backward LM (tag first) must carry the coarse sense class of what it
-    has read, which is what makes contextual vectors separate word senses.
+    has read. The tag is also put right after (or, with ``tag_first``, right before)
+    each occurrence of the synset's word in its examples, so the LM's output *at the
+    word* must tell its sense class from the context: WordNet's examples are sense-tagged
+    text, and this is how a model this small learns to separate word senses.
     """
     parts = [split_words(e) for e in examples]
+    if tag:
+        parts = [_tag_occurrences(p, lemmas, tag, tag_first) for p in parts]
     if definition:
         parts.append(split_words(", ".join(lemmas[:3])) + [":"] + split_words(definition))
     parts = [p for p in parts if p]
@@ -123,6 +130,24 @@ def synset_sentences(lemmas: list[str], definition: str, examples: list[str], jo
     if out and tag:
         out = [tag] + out if tag_first else out + [tag]
     return [out] if out else []
+
+
+def _forms(lemma: str) -> set[str]:
+    w = lemma.lower()
+    return {w, w + "s", w + "es", w + "d", w + "ed", w + "ing"}
+
+
+def _tag_occurrences(words: list[str], lemmas: list[str], tag: str, before: bool) -> list[str]:
+    """Insert ``tag`` next to every word of ``words`` that is a (one-word) lemma or its
+    plain inflection (``bank``, ``banks``, ``banked``)."""
+    forms = set().union(*(_forms(l) for l in lemmas if " " not in l)) if lemmas else set()
+    out: list[str] = []
+    for w in words:
+        if w.lower() in forms:
+            out.extend([tag, w] if before else [w, tag])
+        else:
+            out.append(w)
+    return out
 
 
 def is_held_out(key: str) -> bool:

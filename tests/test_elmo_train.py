@@ -32,8 +32,8 @@ TOY = [s.split() for s in [
 
 
 def test_parse_a_wordnet_line():
-    key, lemmas, definition, examples = parse_synset_line(LINE)
-    assert key == "09213565n"
+    key, lemmas, definition, examples, lexname = parse_synset_line(LINE)
+    assert key == "09213565n" and lexname == "noun.object"
     assert lemmas == ["bank", "river bank"]
     assert definition == "sloping land (especially the slope beside a body of water)"
     assert examples == ["they pulled the canoe up on the bank", "he sat on the bank of the river"]
@@ -42,6 +42,12 @@ def test_parse_a_wordnet_line():
     assert separate[2][:5] == ["bank", ",", "river", "bank", ":"]
     (joined,) = synset_sentences(lemmas, definition, examples)
     assert joined == separate[0] + [";"] + separate[1] + [";"] + separate[2]
+    (last,) = synset_sentences(lemmas, definition, examples, tag=lexname)
+    (first,) = synset_sentences(lemmas, definition, examples, tag=lexname, tag_first=True)
+    tagged = joined[:8] + ["noun.object"] + joined[8:16] + ["noun.object"] + joined[16:] + ["noun.object"]
+    assert last == tagged  # after each "bank" of the examples, and at the end
+    tagged = joined[:7] + ["noun.object"] + joined[7:15] + ["noun.object"] + joined[15:]
+    assert first == ["noun.object"] + tagged  # before each "bank", and at the start
     assert parse_synset_line("  1 This software and database is being provided\n") is None
 
 
