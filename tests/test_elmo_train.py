@@ -44,9 +44,9 @@ def test_parse_a_wordnet_line():
     assert joined == separate[0] + [";"] + separate[1] + [";"] + separate[2]
     (last,) = synset_sentences(lemmas, definition, examples, tag=lexname)
     (first,) = synset_sentences(lemmas, definition, examples, tag=lexname, tag_first=True)
-    tagged = joined[:8] + ["noun.object"] + joined[8:16] + ["noun.object"] + joined[16:] + ["noun.object"]
-    assert last == tagged  # after each "bank" of the examples, and at the end
-    tagged = joined[:7] + ["noun.object"] + joined[7:15] + ["noun.object"] + joined[15:]
+    tagged = joined[:8] + ["noun.object"] + joined[8:14] + ["noun.object"] + joined[14:] + ["noun.object"]
+    assert last == tagged  # after each "bank" of the examples (not the definition), and at the end
+    tagged = joined[:7] + ["noun.object"] + joined[7:13] + ["noun.object"] + joined[13:]
     assert first == ["noun.object"] + tagged  # before each "bank", and at the start
     assert parse_synset_line("  1 This software and database is being provided\n") is None
 
