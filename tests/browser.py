@@ -113,3 +113,13 @@ def type_sentence(pg, label: str, text: str) -> None:
     box.fill(text)
     box.press("Control+Enter")
     wait_idle(pg)
+
+
+def click_cell(page, chart_title: str, row: int, col: int, cols: int) -> None:
+    """Click one cell of a heatmap drawn by figures.heatmap (its click markers, row-major)."""
+    chart = page.locator('[data-testid="stPlotlyChart"]', has_text=chart_title)
+    point = chart.locator("g.trace.scatter path.point").nth(row * cols + col)
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_idle(page)

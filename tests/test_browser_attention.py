@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser import click_pill, wait_idle
+from tests.browser import click_cell, click_pill, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -31,16 +31,6 @@ def test_click_a_token_and_see_its_attention_row_update(app_server, page):
     assert after.locator("text").all_inner_texts() != values_before
     # the selection lives in the URL, so the view can be shared
     page.wait_for_function("location.search.includes('att_tok=3')")
-
-
-def click_cell(page, chart_title: str, row: int, col: int, cols: int) -> None:
-    """Click one cell of a heatmap drawn by figures.heatmap (its click markers, row-major)."""
-    chart = page.locator('[data-testid="stPlotlyChart"]', has_text=chart_title)
-    point = chart.locator("g.trace.scatter path.point").nth(row * cols + col)
-    point.scroll_into_view_if_needed()
-    box = point.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    wait_idle(page)
 
 
 def test_click_heatmap_cells_to_pick_the_query_and_the_head(app_server, page):

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.browser import click_pill, type_sentence, wait_idle
+from tests.browser import click_cell, click_pill, type_sentence, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -27,3 +27,8 @@ def test_type_two_sentences_click_a_word_and_see_the_figures_update(app_server, 
     assert re.fullmatch(r"-?\d\.\d{3}", after) and after != before
     # the selection lives in the URL, so the view can be shared
     assert "bert_ta=2" in page.url and "pitcher" in page.url.replace("+", " ")
+
+    # a click on a cell of the A x B map selects both tokens:
+    # rows [CLS] the pitcher threw a fast ball . [SEP]; columns [CLS] she poured ... a glass . [SEP]
+    click_cell(page, "Every token of A against every token of B", row=5, col=9, cols=12)
+    page.wait_for_selector('text=Token cosine "fast" / "glass"')
