@@ -11,7 +11,7 @@ import streamlit as st
 
 from lab import analysis, figures
 from ui import models, state
-from ui.frame import frame, md_escape, show_input_messages
+from ui.frame import frame, md_escape, show_input_messages, show_table
 
 fr = frame("BERT WordPiece")
 state.register(bert_ta=-1, bert_tb=-1, bert_pool="first")
@@ -47,7 +47,7 @@ for b, name in enumerate("AB"):
         index=["token", "input_word_ids", "input_mask", "input_type_ids", "word"],
         columns=[str(p) for p in range(T)],
     )
-    st.dataframe(table.astype(str), key=f"wp_{name}")
+    show_table(table.astype(str), projector=fr.projector, key=f"wp_{name}")
 shapes = " · ".join(f"`{k}` {getattr(out, k).dtype} {tuple(getattr(out, k).shape)}"
                     for k in ("input_word_ids", "input_mask", "input_type_ids"))
 st.markdown(f"Batch inputs (B = 2 sentences, T = {T} positions): {shapes}")
@@ -103,8 +103,8 @@ def compare() -> None:
                                         out.model_label, fr.projector), key="bert_curve")
     st.caption("Layer 0 is the input embedding. The same word starts close (its word-piece "
                "embedding is shared) and moves apart as the layers mix in context.")
-    st.dataframe(pd.DataFrame({"layer": names, "cosine": np.round(curve, 4)}).set_index("layer").T,
-                 key="bert_curve_table")
+    show_table(pd.DataFrame({"layer": names, "cosine": np.round(curve, 4)}).set_index("layer").T,
+                 projector=fr.projector, key="bert_curve_table")
 
     # positions of real tokens of each sentence, and the word each position belongs to
     len_a, len_b = len(out.tokens[0]), len(out.tokens[1])
@@ -173,7 +173,7 @@ def compare() -> None:
               for b, pos in ((0, pos_a[0]), (1, pos_b[0]))]
     for r in rows:
         r["share of sum A"], r["share of sum B"] = shares[0][r["part"]]["share"], shares[1][r["part"]]["share"]
-    st.dataframe(pd.DataFrame(rows).set_index("part").round(4), key="bert_parts")
+    show_table(pd.DataFrame(rows).set_index("part").round(4), projector=fr.projector, key="bert_parts")
     st.caption(f"Before layer 0, BERT adds three vectors: the word-piece embedding, the position "
                f"embedding and the segment (token-type) embedding, then normalizes. The word part of "
                f'"{word_a}" and "{word_b}" has cosine {rows[0]["cosine A/B"]:.3f} (1.000 means the same '

@@ -13,7 +13,7 @@ from lab import analysis, figures
 from lab.models.elmo import scalar_mix
 from lab.tokenize import split_words
 from ui import models, state
-from ui.frame import frame, md_escape, show_input_messages
+from ui.frame import frame, md_escape, show_input_messages, show_table
 
 MAX_WORDS = 150  # per sentence: the LSTMs read word by word, and figures stay legible
 MAX_TOKEN_CHARS = 50  # ELMo's character input holds 50 slots (48 bytes + 2 markers)
@@ -63,9 +63,9 @@ with c2:
     arrays = {"word_emb": out.word_emb, "lstm_outputs1": out.lstm_outputs1,
               "lstm_outputs2": out.lstm_outputs2, "elmo": out.elmo, "default": out.default,
               "sequence_len": out.sequence_len, "mask": out.mask}
-    st.dataframe(pd.DataFrame({"output": list(arrays), "dtype": [str(a.dtype) for a in arrays.values()],
+    show_table(pd.DataFrame({"output": list(arrays), "dtype": [str(a.dtype) for a in arrays.values()],
                                "shape for these sentences": [str(tuple(a.shape)) for a in arrays.values()]}),
-                 hide_index=True, key="elmo_outputs")
+                 hide_index=True, projector=fr.projector, key="elmo_outputs")
     st.caption("B = 2 sentences, T = the longer sentence's word count; padded positions are 0.")
 
 # --- 2. sentence vs token outputs ------------------------------------------------------------
@@ -79,7 +79,7 @@ for b, name in enumerate("AB"):
     rows.append({"output": f"elmo[{b}] (sentence {name})", "shape": str(out.elmo[b, : lens[b]].shape),
                  "norm": float(np.linalg.norm(out.elmo[b, : lens[b]])),
                  "first values": ", ".join(f"{v:+.3f}" for v in out.elmo[b, 0, :4])})
-st.dataframe(pd.DataFrame(rows), hide_index=True, key="elmo_default_vs_tokens")
+show_table(pd.DataFrame(rows), hide_index=True, projector=fr.projector, key="elmo_default_vs_tokens")
 st.markdown(f"Cosine of the two `default` vectors: **{analysis.cosine(out.default[0], out.default[1]):.3f}**. "
             "Use `default` (the mean of `elmo` over a sentence's real words) to compare or classify "
             "whole sentences; use the token-level `elmo` tensor for anything about single words, "
@@ -179,8 +179,8 @@ def explore() -> None:
     wa, wb = words_a[ia], words_b[ib]
     st.plotly_chart(figures.bar_by_layer(names, curve, f'Cosine of A "{wa}" and B "{wb}" at each layer',
                                          model.label, fr.projector), key="elmo_bars")
-    st.dataframe(pd.DataFrame({"layer": names, "cosine": np.round(curve, 4)}).set_index("layer").T,
-                 key="elmo_curve_table")
+    show_table(pd.DataFrame({"layer": names, "cosine": np.round(curve, 4)}).set_index("layer").T,
+                 projector=fr.projector, key="elmo_curve_table")
     st.caption("`word_emb` sees only the characters of the word, so the same word has cosine 1.000 "
                "in any context; the LSTM layers mix in the sentence around it.")
 
@@ -227,7 +227,7 @@ def determinism() -> None:
     st.plotly_chart(figures.layer_curve(run_names, res, f"Norm of lstm_outputs2 for sentence A, run {runs} times",
                                         model.label, fr.projector, y_title="norm", y_range=None),
                     key="elmo_runs_chart")
-    st.dataframe(pd.DataFrame(res, index=run_names).T.round(6), key="elmo_runs_table")
+    show_table(pd.DataFrame(res, index=run_names).T.round(6), projector=fr.projector, key="elmo_runs_table")
     st.markdown(
         "- **stateless**: every run starts the LSTMs from zeros, so the same sentence gives the same "
         "vectors, every time.\n"

@@ -144,3 +144,12 @@ def md_escape(text: str) -> str:
     if lead:
         out = lead.group(1) + "\\" + out[lead.end(1):]
     return out
+
+
+def show_table(df, key: str, projector: bool, **kwargs) -> None:
+    """A table: the interactive grid normally; in projector mode a plain HTML table, whose
+    text the projector style enlarges (the grid draws on a canvas at a fixed size)."""
+    if projector:
+        st.table(df)
+    else:
+        st.dataframe(df, key=key, **kwargs)
