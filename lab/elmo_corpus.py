@@ -5,12 +5,12 @@ use, copy, modify and distribute with the copyright notice). ``fetch_wordnet`` g
 with ``apt-get download`` + ``dpkg -x`` into a folder (no root needed, no install), or
 uses ``/usr/share/wordnet`` when the package is already installed.
 
-Each synset gives one sequence: its quoted examples, then its definition led by up to three
-of its lemmas, joined by ``;``, and its lexicographer file name (WordNet's coarse sense
-class, ``noun.animal``) as one token at the end or, for half of the synsets (by hash), at
-the start; the same token also goes right after (or before) the synset's word wherever
-it occurs in the examples:
-``the plane went into a steep bank noun.act ; bank : a flight maneuver ... noun.act``
+Each synset gives one sequence: its quoted examples and its definition joined by ``;``,
+with its lexicographer file name (WordNet's coarse sense class, ``noun.object``) as a
+token next to the synset's word: after it (forward LM predicts it) for half of the synsets
+(by hash), before it (backward LM predicts it) for the others. The definition is read
+towards the lemmas: ``definition = lemma , lemma class`` or ``class lemma , lemma : definition``.
+``the plane went into a steep bank noun.act ; a flight maneuver ... = bank noun.act``
 All sentences are split into words with ``lab.tokenize.split_words`` (as the app does).
 The held-out split is by synset (a stable hash of its offset and part of speech), so a
 definition and its examples always land on the same side.
@@ -108,27 +108,31 @@ def synset_sentences(lemmas: list[str], definition: str, examples: list[str], jo
     joined: one sequence ``example ; example ; lemma , lemma : definition``, so that the
     LM learns to carry a sense's topic from one sentence into the next (as bilm-tf's
     stateful training on running text does); else one sequence per sentence.
-    tag: a token (the lexicographer file, ``noun.animal``) put at the end of the joined
-    sequence, or at its start with ``tag_first``: to predict it, the forward LM (tag
-    last) or the backward LM (tag first) must carry the coarse sense class of what it
-    has read. The tag is also put right after (or, with ``tag_first``, right before)
-    each occurrence of the synset's word in its examples, so the LM's output *at the
-    word* must tell its sense class from the context: WordNet's examples are sense-tagged
-    text, and this is how a model this small learns to separate word senses.
+    tag: a token (the lexicographer file, ``noun.animal``) put right after (or, with
+    ``tag_first``, right before) each occurrence of the synset's word in its examples,
+    and next to its lemmas placed after (before) the definition: ``definition = bank
+    noun.object`` (``noun.object bank : definition``). To predict it, the forward LM
+    (backward LM) output *at the word* must tell its sense class from the context read so
+    far: WordNet's examples and glosses are sense-tagged text, and this is how a model
+    this small learns to separate word senses.
     """
     parts = [split_words(e) for e in examples]
     if tag:
         parts = [_tag_occurrences(p, lemmas, tag, tag_first) for p in parts]
     if definition:
-        parts.append(split_words(", ".join(lemmas[:3])) + [":"] + split_words(definition))
+        head, body = split_words(", ".join(lemmas[:3])), split_words(definition)
+        if not tag:
+            parts.append(head + [":"] + body)
+        elif tag_first:  # the backward LM reads the definition, then the lemmas, then the class
+            parts.insert(0, [tag] + head + [":"] + body)
+        else:  # the forward LM reads the definition, then the lemmas, then the class
+            parts.append(body + ["="] + head + [tag])
     parts = [p for p in parts if p]
     if not joined:
         return parts
     out: list[str] = []
     for p in parts:
         out.extend(([";"] if out else []) + p)
-    if out and tag:
-        out = [tag] + out if tag_first else out + [tag]
     return [out] if out else []
 
 

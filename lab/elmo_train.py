@@ -328,13 +328,13 @@ state-of-the-art representations.
 
 ## Data
 - Corpus: {m['corpus']['source_name']}: one sequence per synset, its example sentences
-  then its definition led by up to three of its lemmas, joined by `;`, and the synset's
-  lexicographer file name (WordNet's coarse sense class, e.g. `noun.animal`,
-  `noun.artifact`) as one token at the end, or at the start for half of the synsets
-  (`they pulled the canoe up on the bank ; bank : sloping land ... noun.object`); the same
-  token also stands right after (class last) or before (class first) the synset's word
-  wherever it occurs in the examples (`the plane went into a steep bank noun.act`); cut at
-  60 words; words split with `lab.tokenize.split_words`, case kept.
+  and its definition joined by `;`, with the synset's lexicographer file name (WordNet's
+  coarse sense class, e.g. `noun.animal`, `noun.artifact`) as one token next to the
+  synset's word: right after it for half of the synsets (by hash), right before it for
+  the others, wherever the word occurs in the examples and next to the lemmas, which are
+  read after the definition (`... = bank noun.act`) or before it (`noun.act bank : ...`):
+  `the plane went into a steep bank noun.act ; a flight maneuver ... = bank noun.act`;
+  cut at 60 words; words split with `lab.tokenize.split_words`, case kept.
 - **Why the class tokens.** They are plain LM data, but they make this LM partly
   sense-supervised: to predict the token right after a word, the forward LM's output *at
   that word* must tell its sense class from the left context (and the backward LM's from
@@ -388,7 +388,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=str(ASSETS), help="where to write the model (default: the embedded assets)")
     p.add_argument("--wordnet", default=None, help="a folder holding WordNet's data.* files (default: fetch)")
-    p.add_argument("--steps", type=int, default=1000)
+    p.add_argument("--steps", type=int, default=1300)
     p.add_argument("--max-tokens", type=int, default=2500, help="padded tokens per batch")
     p.add_argument("--num-sampled", type=int, default=1024)
     p.add_argument("--lr", type=float, default=3e-3)

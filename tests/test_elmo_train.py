@@ -44,10 +44,13 @@ def test_parse_a_wordnet_line():
     assert joined == separate[0] + [";"] + separate[1] + [";"] + separate[2]
     (last,) = synset_sentences(lemmas, definition, examples, tag=lexname)
     (first,) = synset_sentences(lemmas, definition, examples, tag=lexname, tag_first=True)
-    tagged = joined[:8] + ["noun.object"] + joined[8:14] + ["noun.object"] + joined[14:] + ["noun.object"]
-    assert last == tagged  # after each "bank" of the examples (not the definition), and at the end
-    tagged = joined[:7] + ["noun.object"] + joined[7:13] + ["noun.object"] + joined[13:]
-    assert first == ["noun.object"] + tagged  # before each "bank", and at the start
+    ex1, ex2 = separate[0], separate[1]
+    body = separate[2][5:]  # the definition's words
+    tag = ["noun.object"]
+    # class last: after each "bank" of the examples, and after the lemmas read after the definition
+    assert last == ex1 + tag + [";"] + ex2[:5] + tag + ex2[5:] + [";"] + body + ["=", "bank", ",", "river", "bank"] + tag
+    # class first: before the lemmas read before the definition, and before each "bank"
+    assert first == tag + separate[2] + [";"] + ex1[:7] + tag + ex1[7:] + [";"] + ex2[:4] + tag + ex2[4:]
     assert parse_synset_line("  1 This software and database is being provided\n") is None
 
 
