@@ -304,8 +304,45 @@ def folder_size(path: Path) -> int:
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
 
 
+WORDNET_LICENCE = """This software and database is being provided to you, the LICENSEE, by Princeton
+University under the following license. By obtaining, using and/or copying this software
+and database, you agree that you have read, understood, and will comply with these terms
+and conditions.:
+
+Permission to use, copy, modify and distribute this software and database and its
+documentation for any purpose and without fee or royalty is hereby granted, provided that
+you agree to comply with the following copyright notice and statements, including the
+disclaimer, and that the same appear on ALL copies of the software, database and
+documentation, including modifications that you make for internal use or for distribution.
+
+WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved.
+
+THIS SOFTWARE AND DATABASE IS PROVIDED "AS IS" AND PRINCETON UNIVERSITY MAKES NO
+REPRESENTATIONS OR WARRANTIES, EXPRESS OR IMPLIED. BY WAY OF EXAMPLE, BUT NOT LIMITATION,
+PRINCETON UNIVERSITY MAKES NO REPRESENTATIONS OR WARRANTIES OF MERCHANTABILITY OR FITNESS
+FOR ANY PARTICULAR PURPOSE OR THAT THE USE OF THE LICENSED SOFTWARE, DATABASE OR
+DOCUMENTATION WILL NOT INFRINGE ANY THIRD PARTY PATENTS, COPYRIGHTS, TRADEMARKS OR OTHER
+RIGHTS.
+
+The name of Princeton University or Princeton may not be used in advertising or publicity
+pertaining to distribution of the software and/or database. Title to copyright in this
+software, database and any associated documentation shall at all times remain with
+Princeton University and LICENSEE agrees to preserve same."""
+
+
 def write_model_card(out: Path, m: dict) -> None:
     c = m["config"]
+    auc = m.get("sense_pair_auc")
+    if auc:
+        sense_section = (
+            "ROC AUC of the cosine between a word's vectors in two sentences, same sense vs different "
+            f"sense, over the {auc['pairs']} pairs of `tests/elmo_pairs.py` ({auc['words']} ambiguous words, "
+            "written for the tests, never trained on): "
+            + ", ".join(f"`{k}` {v:.3f}" for k, v in auc["by_layer"].items())
+            + " (0.5 = chance; `word_emb` is context-free, so exactly 0.5)."
+        )
+    else:
+        sense_section = "Not measured for this run (see `tests/test_elmo_mini.py`)."
     text = f"""# ELMo-mini (embedded in Context Lab)
 
 A small ELMo-style bidirectional language model trained **here**, on CPU, by
@@ -343,9 +380,9 @@ state-of-the-art representations.
   trained on the same text without them reached a sense-pair ROC AUC of only about 0.6).
   Real ELMo learned this from a billion words of plain text. Sentences never carry the
   tokens at run time.
-- Licence: Princeton WordNet 3.0 licence (free to use, copy, modify and distribute, with
-  the copyright notice: "WordNet 3.0 Copyright 2006 by Princeton University. All rights
-  reserved."). Obtained from Debian's `wordnet-base` package.
+- Licence: the WordNet 3.0 licence (use, copy, modify and distribute for any purpose,
+  keeping its copyright notice and disclaimer: see the end of this card). Obtained from
+  Debian's `wordnet-base` package.
 - Split: by synset, stable CRC32 hash of offset+POS, {m['corpus']['held_out_per_mille'] / 10:.0f}% held out.
 - Train: {m['corpus']['train_sentences']:,} sequences, {m['corpus']['train_tokens']:,} tokens.
   Held-out: {m['corpus']['held_out_sentences']:,} sequences, {m['corpus']['held_out_tokens']:,} tokens.
@@ -369,6 +406,9 @@ state-of-the-art representations.
 | ELMo-mini backward LM | {m['ppl_backward']:.1f} |
 | unigram baseline (train counts, add-one, same vocabulary and split) | {m['ppl_unigram']:.1f} |
 
+## Word senses by context
+{sense_section}
+
 ## Files
 - `options.json` + `weights.hdf5`: bilm-tf / AllenNLP layout, read by `lab.models.elmo.load_allennlp`
   (the app's default path: supports stateful mode and dropout).
@@ -380,6 +420,9 @@ state-of-the-art representations.
 Not the AllenNLP or TF Hub ELMo; not trained on news or web text; not evaluated on any
 downstream task beyond the sense-pair check in `tests/test_elmo_mini.py`; its vocabulary
 and style are those of dictionary definitions; a teaching model for offline use.
+
+## WordNet licence
+{WORDNET_LICENCE}
 """
     (out / "MODEL_CARD.md").write_text(text)
 
