@@ -5,12 +5,12 @@ use, copy, modify and distribute with the copyright notice). ``fetch_wordnet`` g
 with ``apt-get download`` + ``dpkg -x`` into a folder (no root needed, no install), or
 uses ``/usr/share/wordnet`` when the package is already installed.
 
-Each synset gives one sequence: its quoted examples and its definition joined by ``;``,
-with its lexicographer file name (WordNet's coarse sense class, ``noun.object``) as a
-token next to the synset's word: after it (forward LM predicts it) for half of the synsets
-(by hash), before it (backward LM predicts it) for the others. The definition is read
-towards the lemmas: ``definition = lemma , lemma class`` or ``class lemma , lemma : definition``.
-``the plane went into a steep bank noun.act ; a flight maneuver ... = bank noun.act``
+Each synset gives one sequence: its quoted examples, then its definition led by up to
+three of its lemmas, joined by ``;``:
+``they pulled the canoe up on the bank ; he sat on the bank of the river ; bank , river bank : sloping land ...``
+With ``tags=True`` (an experiment, off by default) the synset's lexicographer file name
+(WordNet's coarse sense class, ``noun.object``) also goes into the text next to the
+synset's word: ``... bank noun.object ; sloping land ... = bank , river bank noun.object``.
 All sentences are split into words with ``lab.tokenize.split_words`` (as the app does).
 The held-out split is by synset (a stable hash of its offset and part of speech), so a
 definition and its examples always land on the same side.
@@ -159,7 +159,7 @@ def is_held_out(key: str) -> bool:
 
 
 def load_corpus(wordnet_dir: str | Path | None = None, max_len: int = 60, joined: bool = True,
-                tags: bool = True) -> Corpus:
+                tags: bool = False) -> Corpus:
     """Build the train / held-out sentences (deterministic: file order, stable hash split).
 
     Sentences longer than ``max_len`` words are cut into pieces of at most ``max_len``.

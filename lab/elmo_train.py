@@ -365,21 +365,13 @@ state-of-the-art representations.
 
 ## Data
 - Corpus: {m['corpus']['source_name']}: one sequence per synset, its example sentences
-  and its definition joined by `;`, with the synset's lexicographer file name (WordNet's
-  coarse sense class, e.g. `noun.animal`, `noun.artifact`) as one token next to the
-  synset's word: right after it for half of the synsets (by hash), right before it for
-  the others, wherever the word occurs in the examples and next to the lemmas, which are
-  read after the definition (`... = bank noun.act`) or before it (`noun.act bank : ...`):
-  `the plane went into a steep bank noun.act ; a flight maneuver ... = bank noun.act`;
-  cut at 60 words; words split with `lab.tokenize.split_words`, case kept.
-- **Why the class tokens.** They are plain LM data, but they make this LM partly
-  sense-supervised: to predict the token right after a word, the forward LM's output *at
-  that word* must tell its sense class from the left context (and the backward LM's from
-  the right context). WordNet's examples are sense-tagged text, and this is what lets a
-  model this small, trained for half an hour, separate word senses by context (an LM
-  trained on the same text without them reached a sense-pair ROC AUC of only about 0.6).
-  Real ELMo learned this from a billion words of plain text. Sentences never carry the
-  tokens at run time.
+  then its definition led by up to three of its lemmas, joined by `;`
+  (`they pulled the canoe up on the bank ; he sat on the bank of the river ; bank , river
+  bank : sloping land ...`), so that the LM carries a sense's topic from one sentence into
+  the next; cut at 60 words; words split with `lab.tokenize.split_words`, case kept.
+- Tried and left off: putting WordNet's sense-class names (`noun.animal`) into the text
+  next to the illustrated word (`load_corpus(tags=True)`), to make the LM partly
+  sense-supervised; at this budget it did not raise the sense-pair AUC.
 - Licence: the WordNet 3.0 licence (use, copy, modify and distribute for any purpose,
   keeping its copyright notice and disclaimer: see the end of this card). Obtained from
   Debian's `wordnet-base` package.
@@ -431,14 +423,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=str(ASSETS), help="where to write the model (default: the embedded assets)")
     p.add_argument("--wordnet", default=None, help="a folder holding WordNet's data.* files (default: fetch)")
-    p.add_argument("--steps", type=int, default=1300)
+    p.add_argument("--steps", type=int, default=1100)
     p.add_argument("--max-tokens", type=int, default=2500, help="padded tokens per batch")
     p.add_argument("--num-sampled", type=int, default=1024)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--dropout", type=float, default=0.0, help="0: under one epoch, nothing to regularize")
     p.add_argument("--min-count", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-minutes", type=float, default=38.0, help="time budget: the rate decays to its floor by then, and training stops")
+    p.add_argument("--max-minutes", type=float, default=32.0, help="time budget: the rate decays to its floor by then, and training stops")
     p.add_argument("--checkpoint-every", type=int, default=1000, help="steps between checkpoints to OUT/checkpoint")
     a = p.parse_args(argv)
 
