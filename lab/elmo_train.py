@@ -2,7 +2,7 @@
 
 What it does, reproducibly (fixed seeds, fixed step count, deterministic data split):
 1. gets WordNet 3.0 from Debian's ``wordnet-base`` package (``lab.elmo_corpus``) and
-   builds train / held-out sequences from its glosses, examples and sense classes;
+   builds train / held-out sequences from its glosses and examples;
 2. trains the forward and backward LMs of ``ElmoConfig.mini()`` jointly with a sampled
    softmax over the training vocabulary shared by both directions (as bilm-tf), Adam
    with warm-up and cosine decay over a step count or a time budget (whichever ends
