@@ -339,11 +339,16 @@ def write_model_card(out: Path, m: dict) -> None:
             f"sense, over the {auc['pairs']} pairs of `tests/elmo_pairs.py` ({auc['words']} ambiguous words, "
             "written for the tests, never trained on): "
             + ", ".join(f"`{k}` {v:.3f}" for k, v in auc["by_layer"].items())
-            + " (0.5 = chance; `word_emb` is context-free, so exactly 0.5). The project asked for"
-            " 0.75: this model falls short. Its contextual vectors follow local syntax (the"
-            " neighbouring function words) more than word sense; the real ELMo learned sense"
-            " from a billion words of text, this one had half an hour of CPU on two million."
+            + " (0.5 = chance; `word_emb` is context-free, so exactly 0.5)."
         )
+        best = max(v for k, v in auc["by_layer"].items() if k.startswith("lstm"))
+        if best < 0.75:
+            sense_section += (
+                " The project asked for 0.75: this model falls short. Its contextual vectors follow"
+                " local syntax (the neighbouring function words) more than word sense; the real ELMo"
+                " learned sense from a billion words of text, this one had half an hour of CPU on"
+                " two million."
+            )
     else:
         sense_section = "Not measured for this run (see `tests/test_elmo_mini.py`)."
     text = f"""# ELMo-mini (embedded in Context Lab)
