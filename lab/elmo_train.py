@@ -399,7 +399,7 @@ state-of-the-art representations.
   shared with other work (TensorFlow {m['tensorflow']}). On a shared machine the time budget,
   not the step count, may end the run: `metrics.json` records what happened.
 
-## Held-out perplexity (full softmax; targets include `</S>` / `<S>` and the class tokens)
+## Held-out perplexity (full softmax; targets are every word plus `</S>` forward, `<S>` backward)
 | model | perplexity |
 | --- | --- |
 | ELMo-mini forward LM | {m['ppl_forward']:.1f} |
