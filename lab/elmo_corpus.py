@@ -39,6 +39,7 @@ LEXNAMES = (
     "verb.competition verb.consumption verb.contact verb.creation verb.emotion verb.motion "
     "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
 ).split()
+_SENSE_CLASSES = frozenset(LEXNAMES)
 HELD_OUT_PER_MILLE = 20  # 2% of synsets
 _QUOTED = re.compile(r'"([^"]+)"')
 _ADJ_MARKER = re.compile(r"\((?:a|p|ip)\)$")
@@ -56,6 +57,7 @@ class Corpus:
             "train_tokens": sum(len(s) for s in self.train),
             "held_out_sentences": len(self.held_out),
             "held_out_tokens": sum(len(s) for s in self.held_out),
+            "tag_tokens": sum(w in _SENSE_CLASSES for s in self.train for w in s),
             "source": self.source,
         }
 

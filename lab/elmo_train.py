@@ -346,11 +346,36 @@ def write_model_card(out: Path, m: dict) -> None:
             sense_section += (
                 " The project asked for 0.75: this model falls short. Its contextual vectors follow"
                 " local syntax (the neighbouring function words) more than word sense; the real ELMo"
-                " learned sense from a billion words of text, this one had half an hour of CPU on"
-                " two million."
+                " learned sense from a billion words of text, this one had"
+                f" {m['train_minutes']:.0f} minutes of CPU on two million."
             )
     else:
         sense_section = "Not measured for this run (see `tests/test_elmo_mini.py`)."
+    if m.get("sense_tags"):
+        data_section = f"""- Corpus: {m['corpus']['source_name']}, **with WordNet's sense classes in the text**: one
+  sequence per synset, its example sentences and its definition joined by `;`, and the
+  synset's sense class (its lexicographer file: `noun.animal`, `noun.artifact`, ... 45 in
+  all) written next to each occurrence of the synset's word in its examples and next to its
+  lemmas after (before) the definition. For half of the synsets (by hash) the class follows
+  the word, so the forward LM learns to name the sense from the words before it
+  (`he swung the bat noun.artifact and hit the ball`); for the other half it precedes the
+  word, so the backward LM learns it from the words after it
+  (`a noun.animal bat flew out of the cave`). The LM objective is unchanged (every token,
+  class names included, is predicted with the same sampled softmax); the class names make
+  WordNet's sense annotation part of the text, which is how a model this small learns to
+  separate word senses from context. The sentence pairs it is scored on below are not in
+  WordNet and carry no class names. {m['corpus'].get('tag_tokens', 0):,} of the training tokens are class names;
+  held-out text carries them too, so the perplexities below count them, for the model and
+  the unigram baseline alike.
+- Cut at 60 words; words split with `lab.tokenize.split_words`, case kept."""
+    else:
+        data_section = f"""- Corpus: {m['corpus']['source_name']}: one sequence per synset, its example sentences
+  then its definition led by up to three of its lemmas, joined by `;`
+  (`they pulled the canoe up on the bank ; he sat on the bank of the river ; bank , river
+  bank : sloping land ...`), so that the LM carries a sense's topic from one sentence into
+  the next; cut at 60 words; words split with `lab.tokenize.split_words`, case kept.
+- Not used in this run: WordNet's sense-class names (`noun.animal`) in the text next to the
+  illustrated word (`--sense-tags`)."""
     text = f"""# ELMo-mini (embedded in Context Lab)
 
 A small ELMo-style bidirectional language model trained **here**, on CPU, by
@@ -372,14 +397,7 @@ state-of-the-art representations.
 - Parameters (biLM, without the training softmax): {m['parameters']:,}.
 
 ## Data
-- Corpus: {m['corpus']['source_name']}: one sequence per synset, its example sentences
-  then its definition led by up to three of its lemmas, joined by `;`
-  (`they pulled the canoe up on the bank ; he sat on the bank of the river ; bank , river
-  bank : sloping land ...`), so that the LM carries a sense's topic from one sentence into
-  the next; cut at 60 words; words split with `lab.tokenize.split_words`, case kept.
-- Tried and left off: putting WordNet's sense-class names (`noun.animal`) into the text
-  next to the illustrated word (`load_corpus(tags=True)`), to make the LM partly
-  sense-supervised; at this budget it did not raise the sense-pair AUC.
+{data_section}
 - Licence: the WordNet 3.0 licence (use, copy, modify and distribute for any purpose,
   keeping its copyright notice and disclaimer: see the end of this card). Obtained from
   Debian's `wordnet-base` package.
@@ -408,6 +426,17 @@ state-of-the-art representations.
 
 ## Word senses by context
 {sense_section}
+
+## Other designs tried (measured here on 2 CPU cores, same sense pairs)
+Best-layer ROC AUC of checkpoints; none came near 0.75, and none rose steadily with training.
+- One sentence per sequence instead of a synset's text joined (30-minute budget): 0.49 to 0.64.
+- WordNet's sense classes (`noun.animal`) written next to the illustrated word, after it or
+  before it (`--sense-tags`; 30-minute budget): within the same range.
+- 256-cell LSTMs with dropout 0.1, no class names (two runs, stopped after 15 and 21
+  minutes): 0.53 to 0.60 at 400 to 1,600 steps.
+- 256-cell LSTMs with dropout 0.1 and class names (budget an hour, stopped after 41
+  minutes, 3,100 steps, 4 passes): 0.54 to 0.58 at 400 to 2,800 steps, lower at the end
+  than at 400 steps, while the training loss kept falling (5.1 at 500 steps, 3.6 at 3,100).
 
 ## Files
 - `options.json` + `weights.hdf5`: bilm-tf / AllenNLP layout, read by `lab.models.elmo.load_allennlp`
@@ -439,6 +468,8 @@ def main(argv=None) -> int:
     p.add_argument("--min-count", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-minutes", type=float, default=32.0, help="time budget: the rate decays to its floor by then, and training stops")
+    p.add_argument("--sense-tags", action="store_true",
+                   help="put WordNet's sense class (noun.animal) next to each illustrated word (lab.elmo_corpus)")
     p.add_argument("--checkpoint-every", type=int, default=1000, help="steps between checkpoints to OUT/checkpoint")
     a = p.parse_args(argv)
 
@@ -447,7 +478,7 @@ def main(argv=None) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    corpus = load_corpus(a.wordnet)
+    corpus = load_corpus(a.wordnet, tags=a.sense_tags)
     stats = corpus.stats()
     print("corpus:", json.dumps(stats), flush=True)
     config = ElmoConfig.mini()
@@ -494,6 +525,7 @@ def main(argv=None) -> int:
         "dropout": a.dropout,
         "num_sampled": a.num_sampled,
         "seed": a.seed,
+        "sense_tags": a.sense_tags,
         "final_train_loss": float(np.mean(history[-200:])),
         "train_minutes": train_minutes,
         "total_minutes": (time.time() - t0) / 60,

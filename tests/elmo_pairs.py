@@ -3,11 +3,19 @@
 Written for this project's tests. Each word has two senses with two sentences each; the
 word appears once per sentence, in the same form. ``sense_pairs()`` pairs every two
 sentences of a word: same-sense pairs (label 1) and different-sense pairs (label 0).
+``layer_aucs(runner)`` scores an ELMo runner on them: per layer, the ROC AUC of the cosine
+between the word's two vectors (used by the tests and by ``tools/record_elmo_senses.py``).
 """
 
 from __future__ import annotations
 
 import itertools
+
+import numpy as np
+
+from lab.tokenize import split_words
+
+LAYERS = ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo")
 
 SENSES: dict[str, dict[str, list[str]]] = {
     "bank": {
@@ -141,3 +149,34 @@ def sense_pairs() -> list[tuple[str, str, str, int]]:
         for (sa, a), (sb, b) in itertools.combinations(tagged, 2):
             out.append((word, a, b, int(sa == sb)))
     return out
+
+
+def roc_auc(scores, labels) -> float:
+    """P(score of a positive > score of a negative), ties counting half (Mann-Whitney)."""
+    scores, labels = np.asarray(scores, float), np.asarray(labels, int)
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    greater = (pos[:, None] > neg[None, :]).sum()
+    ties = (pos[:, None] == neg[None, :]).sum()
+    return float((greater + 0.5 * ties) / (len(pos) * len(neg)))
+
+
+def target_vectors(runner, sentences: list[str], words: list[str]) -> np.ndarray:
+    """(3 + 1, N, C): each sentence's vector of its target word in every layer, + elmo."""
+    tokens = [split_words(s) for s in sentences]
+    index = [[t.lower() for t in toks].index(w) for toks, w in zip(tokens, words)]
+    out = runner.run(tokens)
+    rows = np.arange(len(tokens))
+    layers = np.concatenate([out.layers, out.elmo[None]], axis=0)  # (4, N, T, C)
+    return layers[:, rows, index]
+
+
+def layer_aucs(runner) -> dict[str, float]:
+    """ROC AUC, per layer, of the cosine between a word's vectors in two sentences,
+    same-sense pairs (positives) against different-sense pairs (negatives)."""
+    pairs = sense_pairs()
+    labels = [same for *_, same in pairs]
+    words = [p[0] for p in pairs]
+    a = target_vectors(runner, [p[1] for p in pairs], words)
+    b = target_vectors(runner, [p[2] for p in pairs], words)
+    cos = (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))  # (4, N)
+    return {name: roc_auc(cos[i], labels) for i, name in enumerate(LAYERS)}

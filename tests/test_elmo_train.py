@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from lab.elmo_corpus import is_held_out, parse_synset_line, synset_sentences
+from lab.elmo_corpus import DATA_FILES, is_held_out, load_corpus, parse_synset_line, synset_sentences
 from lab.elmo_train import (
     UNK,
     Batcher,
@@ -52,6 +52,17 @@ def test_parse_a_wordnet_line():
     # class first: before the lemmas read before the definition, and before each "bank"
     assert first == tag + separate[2] + [";"] + ex1[:7] + tag + ex1[7:] + [";"] + ex2[:4] + tag + ex2[4:]
     assert parse_synset_line("  1 This software and database is being provided\n") is None
+
+
+def test_corpus_counts_its_class_names(tmp_path):
+    for name in DATA_FILES:
+        (tmp_path / name).write_text(LINE if name == "data.noun" else "")
+    plain, tagged = load_corpus(tmp_path), load_corpus(tmp_path, tags=True)
+    assert plain.stats()["tag_tokens"] == 0
+    # three class names: by each of the two "bank"s of the examples and by the lemmas
+    assert sum(len(s) for s in tagged.train + tagged.held_out) == sum(len(s) for s in plain.train + plain.held_out) + 3
+    assert not is_held_out("09213565n")
+    assert tagged.stats()["tag_tokens"] == 3 and plain.stats()["train_tokens"] == tagged.stats()["train_tokens"] - 3
 
 
 def test_held_out_split_is_deterministic():
