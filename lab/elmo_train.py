@@ -432,7 +432,7 @@ Best-layer ROC AUC of checkpoints; none came near 0.75, and none rose steadily w
 - One sentence per sequence instead of a synset's text joined (30-minute budget): 0.49 to 0.64.
 - WordNet's sense classes (`noun.animal`) written next to the illustrated word, after it or
   before it (`--sense-tags`; 30-minute budget): within the same range.
-- 256-cell LSTMs with dropout 0.1, no class names (two runs, stopped after 15 and 21
+- 256-cell LSTMs with dropout 0.1, no class names (two runs, stopped after 18 and 21
   minutes): 0.53 to 0.60 at 400 to 1,600 steps.
 - 256-cell LSTMs with dropout 0.1 and class names (budget an hour, stopped after 41
   minutes, 3,100 steps, 4 passes): 0.54 to 0.58 at 400 to 2,800 steps, lower at the end
