@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import analysis, figures
-from lab.models.elmo import scalar_mix
+from lab import analysis, figures, sources
+from lab.models.elmo import embedded_metrics, scalar_mix
 from lab.tokenize import split_words
 from ui import models, state
 from ui.frame import frame, md_escape, show_input_messages, show_table
@@ -31,6 +31,18 @@ show_input_messages(fr)
 
 model = models.model("elmo", fr.elmo_source)
 st.caption(f"Model: **{md_escape(model.label)}** · source: `{model.source}`")
+if model.source == sources.EMBEDDED:
+    senses = embedded_metrics().get("sense_pair_auc")
+    if senses:
+        best = max(v for k, v in senses["by_layer"].items() if k.startswith("lstm"))
+        how = "only weakly" if best < 0.75 else "clearly"
+        st.info(f"ELMo-mini is a small teaching model trained for this app on dictionary "
+                f"text, and it separates word senses {how}: on the {senses['pairs']} same- or "
+                f"different-sense sentence pairs of its tests, its best layer ranks them with ROC AUC "
+                f"{best:.2f} (0.5 = chance, 1 = always right)."
+                + (" Expect the two senses of “bank” to stay close here." if best < 0.75 else "")
+                + " For the real ELMo, choose ELMo v3 (TF Hub) or a local copy in the sidebar’s ELMo menu "
+                "(model card: `lab/assets/elmo_mini/MODEL_CARD.md`).")
 
 # --- word tokens ---------------------------------------------------------------------------
 tokens = []

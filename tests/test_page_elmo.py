@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import analysis
-from lab.models.elmo import ElmoConfig, ElmoModel, export_saved_model, load_elmo, scalar_mix
+from lab.models.elmo import ElmoConfig, ElmoModel, embedded_metrics, export_saved_model, load_elmo, scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
 
@@ -66,6 +66,15 @@ def test_default_view_and_selecting_other_words(elmo, defaults_out):
     assert any("ELMo-mini" in c.value for c in at.caption)
 
 
+def test_the_embedded_model_states_how_well_it_separates_senses():
+    at = run_page()
+    by_layer = embedded_metrics()["sense_pair_auc"]["by_layer"]
+    best = max(by_layer["lstm_outputs1"], by_layer["lstm_outputs2"])
+    (note,) = [i.value for i in at.info if "ROC AUC" in i.value]
+    assert f"ROC AUC {best:.2f}" in note and "72 same- or different-sense" in note
+    assert ("only weakly" in note) == (best < 0.75)
+
+
 def test_mix_slider_changes_elmo_similarity_to_the_hand_computed_value(defaults_out):
     at = run_page()
     sliders = {s.label: s for s in at.slider}
@@ -108,6 +117,7 @@ def test_the_same_page_runs_a_tf_hub_style_savedmodel(tmp_path):
     w, g = mix_of(hub)
     np.testing.assert_allclose(curve(at), expected(out, 2, 6, w, g), atol=1e-4)
     assert any("only the stateless runs" in i.value for i in at.info)
+    assert not any("ROC AUC" in i.value for i in at.info)  # the ELMo-mini note is about ELMo-mini only
     assert list(runs_table(at).index) == ["stateless"]
 
 

@@ -780,6 +780,15 @@ def _find_allennlp(folder: Path) -> tuple[Path, Path] | None:
     return options, (named or weights)[0]
 
 
+def embedded_metrics() -> dict:
+    """The shipped ELMo-mini's recorded figures (``metrics.json``: training, perplexity,
+    sense-pair ROC AUC by layer); {} when the file is missing or unreadable."""
+    try:
+        return json.loads((ASSETS / "metrics.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 def _describe(config: ElmoConfig) -> str:
     return (
         f"{config.n_layers}x{config.lstm_dim} LSTM, projection {config.projection_dim}, "
