@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +73,7 @@ class Batcher:
     def __init__(self, vocab: list[str], sentences_for_types: list[list[str]]):
         self.vocab = vocab
         self.word_id = {w: i for i, w in enumerate(vocab)}
-        types = [BOS_TOKEN, EOS_TOKEN] + sorted({w for s in sentences_for_types for w in s} - {BOS_TOKEN, EOS_TOKEN})
+        types = [BOS_TOKEN, EOS_TOKEN] + sorted(({w for s in sentences_for_types for w in s} | {UNK}) - {BOS_TOKEN, EOS_TOKEN})
         self.type_id = {w: i + 1 for i, w in enumerate(types)}  # 0 = padding
         self.char_table = np.zeros((len(types) + 1, 50), np.int32)
         for w, i in self.type_id.items():
@@ -141,6 +141,14 @@ def embed_types(model: ElmoModel, char_table, types):
     return tf.reshape(tf.gather(vectors, idx), (tf.shape(types)[0], tf.shape(types)[1], -1))
 
 
+def hide_words(types, rate: float, unk_type: int):
+    """Word dropout: each input word (never <S>, </S> or padding: type ids 1, 2, 0) is read
+    as ``<UNK>`` with probability ``rate``. Only the inputs change; the targets stay the
+    real words, so the LM learns to lean on more of the context than the next word."""
+    drop = (tf.random.uniform(tf.shape(types)) < rate) & (types > 2)
+    return tf.where(drop, unk_type, types)
+
+
 def lm_states(model: ElmoModel, token, lengths, dropout=None):
     """Top-layer states and their targets' positions for both LMs.
 
@@ -168,7 +176,8 @@ class Trainer:
     """Adam on the biLM + softmax head, one ``tf.function`` step traced once."""
 
     def __init__(self, model: ElmoModel, head: SoftmaxHead, char_table: np.ndarray, num_sampled: int,
-                 lr: float, total_steps: int, warmup: int = 200, dropout: float = 0.1, clip: float = 5.0):
+                 lr: float, total_steps: int, warmup: int = 200, dropout: float = 0.1, clip: float = 5.0,
+                 word_dropout: float = 0.0, unk_type: int = 0):
         self.model, self.head = model, head
         self.char_table = tf.constant(char_table)
         self.vars = list(model.weight_map().values()) + [head.w, head.b]
@@ -180,6 +189,7 @@ class Trainer:
         self.progress = tf.Variable(0.0)
         self.num_sampled, self.lr, self.total, self.warmup = num_sampled, lr, total_steps, warmup
         self.dropout, self.clip = dropout, clip
+        self.word_dropout, self.unk_type = word_dropout, unk_type
         spec = [tf.TensorSpec((None, None), tf.int32)] * 2 + [tf.TensorSpec((None,), tf.int32)]
         self.train_step = tf.function(self._train_step, input_signature=spec)
 
@@ -191,6 +201,8 @@ class Trainer:
 
     def _train_step(self, types, targets, lengths):
         V = self.head.w.shape[0]
+        if self.word_dropout:
+            types = hide_words(types, self.word_dropout, self.unk_type)
         with tf.GradientTape() as tape:
             token = embed_types(self.model, self.char_table, types)  # (B, S, P)
             h, index, _ = lm_states(self.model, token, lengths, dropout=self.dropout)
@@ -217,7 +229,7 @@ class Trainer:
 def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2500, num_sampled: int = 1024,
                lr: float = 2e-3, min_count: int = 3, seed: int = 0, dropout: float = 0.1, warmup: int = 200,
                type_sentences=None, log=print, max_seconds: float | None = None, on_checkpoint=None,
-               checkpoint_every: int = 0):
+               checkpoint_every: int = 0, word_dropout: float = 0.0):
     """Train a biLM on word-split sentences for ``steps`` steps.
 
     Returns (model, head, batcher, history) where history is a list of per-step losses.
@@ -229,7 +241,8 @@ def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2
     model = ElmoModel(config, seed=seed)
     head = SoftmaxHead(len(vocab), config.projection_dim, seed=seed + 1)
     trainer = Trainer(model, head, batcher.char_table, min(num_sampled, len(vocab) - 1), lr, steps,
-                      warmup=min(warmup, max(1, steps // 10)), dropout=dropout)
+                      warmup=min(warmup, max(1, steps // 10)), dropout=dropout,
+                      word_dropout=word_dropout, unk_type=batcher.type_id[UNK])
     history, start, step, epoch = [], time.time(), 0, 0
     while step < steps:
         epoch += 1
@@ -468,6 +481,8 @@ def main(argv=None) -> int:
     p.add_argument("--min-count", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-minutes", type=float, default=32.0, help="time budget: the rate decays to its floor by then, and training stops")
+    p.add_argument("--lstm-dim", type=int, default=ElmoConfig.mini().lstm_dim, help="LSTM cells per layer and direction")
+    p.add_argument("--word-dropout", type=float, default=0.0, help="share of input words read as <UNK> in training")
     p.add_argument("--sense-tags", action="store_true",
                    help="put WordNet's sense class (noun.animal) next to each illustrated word (lab.elmo_corpus)")
     p.add_argument("--checkpoint-every", type=int, default=1000, help="steps between checkpoints to OUT/checkpoint")
@@ -481,7 +496,7 @@ def main(argv=None) -> int:
     corpus = load_corpus(a.wordnet, tags=a.sense_tags)
     stats = corpus.stats()
     print("corpus:", json.dumps(stats), flush=True)
-    config = ElmoConfig.mini()
+    config = replace(ElmoConfig.mini(), lstm_dim=a.lstm_dim)
 
     def checkpoint(model, step):
         save_allennlp(model, out / "checkpoint")
@@ -492,7 +507,7 @@ def main(argv=None) -> int:
         corpus.train, config, a.steps, max_tokens=a.max_tokens, num_sampled=a.num_sampled, lr=a.lr,
         min_count=a.min_count, seed=a.seed, dropout=a.dropout, type_sentences=corpus.held_out,
         log=lambda s: print(s, flush=True), max_seconds=a.max_minutes * 60, on_checkpoint=checkpoint,
-        checkpoint_every=a.checkpoint_every,
+        checkpoint_every=a.checkpoint_every, word_dropout=a.word_dropout,
     )
     train_minutes = (time.time() - start) / 60
     steps = len(history)
@@ -526,6 +541,7 @@ def main(argv=None) -> int:
         "num_sampled": a.num_sampled,
         "seed": a.seed,
         "sense_tags": a.sense_tags,
+        "word_dropout": a.word_dropout,
         "final_train_loss": float(np.mean(history[-200:])),
         "train_minutes": train_minutes,
         "total_minutes": (time.time() - t0) / 60,

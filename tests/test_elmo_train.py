@@ -1,6 +1,7 @@
 """Training pieces on tiny data: the WordNet parser, batches, a few steps, the metrics."""
 
 import numpy as np
+import tensorflow as tf
 
 from lab.elmo_corpus import DATA_FILES, is_held_out, load_corpus, parse_synset_line, synset_sentences
 from lab.elmo_train import (
@@ -9,6 +10,7 @@ from lab.elmo_train import (
     build_vocab,
     embed_types,
     heldout_perplexity,
+    hide_words,
     train_bilm,
     unigram_perplexity,
 )
@@ -120,3 +122,24 @@ def test_trimmed_character_windows_give_the_full_width_vectors():
         trimmed = embed_types(model, table, types.astype(np.int32)).numpy()
         real = types > 0
         np.testing.assert_array_equal(full[real], trimmed[real])
+
+
+def test_word_dropout_hides_words_but_never_the_markers():
+    batcher = Batcher(build_vocab(TOY, 1), TOY)
+    unk = batcher.type_id[UNK]  # the input row that hidden words are read as
+    assert (batcher.char_table[unk] == token_char_ids(UNK)).all()
+    types, _, lengths = next(batcher.batches(TOY * 20, max_tokens=20_000))
+    types = tf.constant(types)
+    words = (types > 2).numpy()
+    assert (hide_words(types, 0.0, unk).numpy() == types.numpy()).all()
+    everything = hide_words(types, 1.0, unk).numpy()
+    assert (everything[words] == unk).all() and (everything[~words] == types.numpy()[~words]).all()
+    some = hide_words(types, 0.25, unk).numpy()
+    share = (some[words] == unk).mean()
+    assert 0.2 < share < 0.3 and (some[~words] == types.numpy()[~words]).all()
+
+
+def test_training_with_word_dropout_still_lowers_the_loss():
+    *_, history = train_bilm(TOY, ElmoConfig.tiny(), steps=40, max_tokens=200, num_sampled=1000, lr=1e-2,
+                             min_count=1, warmup=2, dropout=0.0, log=lambda s: None, word_dropout=0.25)
+    assert np.mean(history[-5:]) < 0.8 * np.mean(history[:5])
