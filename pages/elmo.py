@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from lab import analysis, figures, sources
-from lab.models.elmo import embedded_metrics, scalar_mix
+from lab.models.elmo import SENSE_AUC_TARGET, best_sense_auc, embedded_metrics, scalar_mix
 from lab.tokenize import split_words
 from ui import models, state
 from ui.frame import frame, md_escape, show_input_messages, show_table
@@ -34,13 +34,14 @@ st.caption(f"Model: **{md_escape(model.label)}** · source: `{model.source}`")
 if model.source == sources.EMBEDDED:
     senses = embedded_metrics().get("sense_pair_auc")
     if senses:
-        best = max(v for k, v in senses["by_layer"].items() if k.startswith("lstm"))
-        how = "only weakly" if best < 0.75 else "clearly"
+        best = best_sense_auc(senses["by_layer"])
+        weak = best < SENSE_AUC_TARGET
+        how = "only weakly" if weak else "clearly"
         st.info(f"ELMo-mini is a small teaching model trained for this app on dictionary "
                 f"text, and it separates word senses {how}: on the {senses['pairs']} same- or "
                 f"different-sense sentence pairs of its tests, its best layer ranks them with ROC AUC "
                 f"{best:.2f} (0.5 = chance, 1 = always right)."
-                + (" Expect the two senses of “bank” to stay close here." if best < 0.75 else "")
+                + (" Expect the two senses of “bank” to stay close here." if weak else "")
                 + " For the real ELMo, choose ELMo v3 (TF Hub) or a local copy in the sidebar’s ELMo menu "
                 "(model card: `lab/assets/elmo_mini/MODEL_CARD.md`).")
 

@@ -1,11 +1,9 @@
 """The shipped ELMo-mini: files, size, held-out perplexity, and word senses by context."""
 
-import json
-
 import numpy as np
 import pytest
 
-from lab.models.elmo import ASSETS, ElmoRunner, HubElmoRunner, load_elmo
+from lab.models.elmo import ASSETS, ElmoRunner, HubElmoRunner, embedded_metrics, load_elmo
 from lab.tokenize import split_words
 from tests.elmo_pairs import SENSES, layer_aucs, roc_auc, sense_pairs
 
@@ -34,7 +32,7 @@ def test_embedded_runner(mini):
     assert isinstance(mini, ElmoRunner) and mini.supports_state
     assert mini.label.startswith("ELMo-mini (embedded, trained here")
     info = mini.info()
-    assert info["parameters"] == json.loads((ASSETS / "metrics.json").read_text())["parameters"]
+    assert info["parameters"] == embedded_metrics()["parameters"]
     assert mini.mix_weights is None  # no downstream task: the mix is uniform, not learned
     out = mini.run([split_words("The bank raised its rates.")])
     assert out.elmo.shape == (1, 6, 256) and out.word_emb.shape == (1, 6, 128)
@@ -50,7 +48,7 @@ def test_shipped_saved_model_matches_the_in_memory_model(mini):
 
 
 def test_heldout_perplexity_beats_unigram_clearly():
-    m = json.loads((ASSETS / "metrics.json").read_text())
+    m = embedded_metrics()
     print(f"held-out perplexity: forward {m['ppl_forward']:.1f}, backward {m['ppl_backward']:.1f}, "
           f"unigram {m['ppl_unigram']:.1f}")
     assert m["corpus"]["held_out_tokens"] > 10_000
@@ -72,7 +70,7 @@ def sense_aucs(mini) -> dict[str, float]:
 
 def test_sense_pair_aucs_are_the_recorded_ones(sense_aucs):
     assert sense_aucs["word_emb"] == 0.5  # context-free: every pair of one word has cosine 1
-    recorded = json.loads((ASSETS / "metrics.json").read_text())["sense_pair_auc"]["by_layer"]
+    recorded = embedded_metrics()["sense_pair_auc"]["by_layer"]
     for name, value in recorded.items():
         assert abs(sense_aucs[name] - value) < 1e-6, name
 

@@ -128,7 +128,7 @@ def test_word_dropout_hides_words_but_never_the_markers():
     batcher = Batcher(build_vocab(TOY, 1), TOY)
     unk = batcher.type_id[UNK]  # the input row that hidden words are read as
     assert (batcher.char_table[unk] == token_char_ids(UNK)).all()
-    types, _, lengths = next(batcher.batches(TOY * 20, max_tokens=20_000))
+    types, _, _ = next(batcher.batches(TOY * 20, max_tokens=20_000))
     types = tf.constant(types)
     words = (types > 2).numpy()
     assert (hide_words(types, 0.0, unk).numpy() == types.numpy()).all()
