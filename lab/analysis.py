@@ -1,4 +1,5 @@
-"""Pure NumPy analyses: cosine matrices, per-layer similarity, pooling, attention views.
+"""Pure NumPy analyses: cosine matrices, per-layer similarity, pooling, the scalar mix,
+attention masks. Page sections built from these live in ``lab.views``.
 
 Nothing here imports TensorFlow, Streamlit or Plotly: arrays in, arrays out. Shapes use
 N layers, T / S tokens, C width, H heads.
@@ -7,7 +8,6 @@ N layers, T / S tokens, C width, H heads.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -115,6 +115,28 @@ def default_pair(words_a: Sequence[str], words_b: Sequence[str]) -> tuple[int, i
     return 0, 0
 
 
+def softmax(weights) -> np.ndarray:
+    """softmax over a (K,) vector, computed stably: (K,) -> (K,) float64 summing to 1."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or not len(w):
+        raise ValueError(f"softmax needs a non-empty (K,) vector, got shape {w.shape}")
+    e = np.exp(w - w.max())
+    return e / e.sum()
+
+
+def scalar_mix(layers: np.ndarray, weights, gamma: float = 1.0) -> np.ndarray:
+    """ELMo's scalar mix, gamma * sum_j softmax(weights)_j * layers[j]: (K, B, T, C), (K,) -> (B, T, C).
+
+    The NumPy twin of the mix inside ``lab.models.elmo.ElmoModel.embed`` (Peters et al.,
+    2018, eq. 1), for recomputing ``elmo`` from the page's sliders.
+    """
+    layers = np.asarray(layers, dtype=np.float32)
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or layers.shape[0] != w.shape[0]:
+        raise ValueError(f"need one weight per layer: layers {layers.shape}, weights {w.shape}")
+    return (gamma * np.tensordot(softmax(w), layers, axes=(0, 0))).astype(np.float32)
+
+
 def part_contributions(parts: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
     """How much each embedding part adds to their sum: {name: (C,)} -> per-part figures.
 
@@ -164,43 +186,3 @@ def quadrant(attn: np.ndarray, query_keep: np.ndarray, key_keep: np.ndarray) -> 
     """
     q, k = np.asarray(query_keep, bool), np.asarray(key_keep, bool)
     return np.asarray(attn)[..., q, :][..., k]
-
-
-@dataclass(frozen=True)
-class AttentionView:
-    """What every BERT view draws: attn (L, H, Q, K) over the kept query/key positions."""
-
-    attn: np.ndarray
-    query_positions: np.ndarray
-    key_positions: np.ndarray
-    query_tokens: list[str]
-    key_tokens: list[str]
-    cropped: bool
-
-
-def attention_view(out, row: int, hide_special: bool, filt: str, limit: int = 48) -> AttentionView:
-    """Row ``row`` of a BERT run (``BertOutput``) as the attention views show it.
-
-    Padding is dropped (its columns are 0). ``hide_special`` drops [CLS]/[SEP] and
-    renormalizes each row over the remaining keys (``drop_tokens``); then the
-    pair filter keeps one quadrant (``quadrant``) without renormalizing, so A → B
-    shows how much of A's attention goes to B. At most ``limit`` queries and keys are kept.
-    """
-    n = int(out.input_mask[row].sum())
-    tokens = out.tokens[row]
-    attn = out.attentions[:, row, :, :n, :n]  # (L, H, n, n): the real tokens
-    positions = np.arange(n)
-    if hide_special:
-        keep = content_mask(tokens, n)
-        attn = drop_tokens(attn, keep, renormalize=True)
-        positions = positions[keep]
-    segment = out.input_type_ids[row, positions]  # 0 = [CLS] A [SEP], 1 = B [SEP]
-    everything = np.ones(len(positions), bool)
-    q_keep, k_keep = {"ab": (segment == 0, segment == 1), "ba": (segment == 1, segment == 0)}.get(
-        filt, (everything, everything))
-    attn = quadrant(attn, q_keep, k_keep)
-    q_pos, k_pos = positions[q_keep], positions[k_keep]
-    cropped = len(q_pos) > limit or len(k_pos) > limit
-    q_pos, k_pos = q_pos[:limit], k_pos[:limit]
-    attn = attn[..., : len(q_pos), : len(k_pos)]
-    return AttentionView(attn, q_pos, k_pos, [tokens[p] for p in q_pos], [tokens[p] for p in k_pos], cropped)

@@ -35,19 +35,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 
-from lab.models.elmo import (  # noqa: E402
-    ASSETS,
-    BOS_TOKEN,
-    EOS_TOKEN,
-    ElmoConfig,
-    PAD_CHAR,
-    SENSE_AUC_TARGET,
-    ElmoModel,
-    best_sense_auc,
-    export_saved_model,
-    save_allennlp,
-    token_char_ids,
-)
+from lab.models.elmo import BOS_TOKEN, EOS_TOKEN, ElmoConfig, PAD_CHAR, ElmoModel, token_char_ids
+
+from lab.models.elmo_io import ASSETS, SENSE_AUC_TARGET, best_sense_auc, export_saved_model, save_allennlp
 
 UNK = "<UNK>"
 
@@ -456,7 +446,7 @@ Best-layer ROC AUC of checkpoints; none came near 0.75, and none rose steadily w
   after 17 minutes): 0.50, 0.48 and 0.53 at 400, 800 and 1,200 steps.
 
 ## Files
-- `options.json` + `weights.hdf5`: bilm-tf / AllenNLP layout, read by `lab.models.elmo.load_allennlp`
+- `options.json` + `weights.hdf5`: bilm-tf / AllenNLP layout, read by `lab.models.elmo_io.load_allennlp`
   (the app's default path: supports stateful mode and dropout).
 - `saved_model/`: TF2 SavedModel with ELMo v3 signatures `default` and `tokens`
   (`hub.load(...)`), {m['saved_model_mb']:.1f} MB.

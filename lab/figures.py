@@ -27,9 +27,11 @@ def style(projector: bool) -> dict:
     """Sizes and colour scales for the normal and the projector look."""
     if projector:
         return {"font": 22, "title": 26, "tick": 20, "line": 6, "marker": 14, "cell_text": 18,
-                "scale": "Cividis", "diverging": "PuOr", "height": 560}
+                "scale": "Cividis", "diverging": "PuOr", "attention": "Cividis", "height": 560,
+                "title_chars": 70, "top": 96, "title_line": 46, "click_marker": 22, "colorbar": 24}
     return {"font": 13, "title": 16, "tick": 12, "line": 2.5, "marker": 8, "cell_text": 11,
-            "scale": "Viridis", "diverging": "RdBu", "height": 420}
+            "scale": "Viridis", "diverging": "RdBu", "attention": "Blues", "height": 420,
+            "title_chars": 120, "top": 70, "title_line": 22, "click_marker": 16, "colorbar": 14}
 
 
 def label(text: str) -> str:
@@ -40,7 +42,7 @@ def label(text: str) -> str:
 def _title(title: str, model_label: str, projector: bool = False) -> dict:
     # The model line is the caption every view must carry: wrap it to the figure's width
     # (fewer characters fit a line in projector type) rather than cut it off.
-    lines = textwrap.wrap(f"Model: {model_label}", width=70 if projector else 120)[:3]
+    lines = textwrap.wrap(f"Model: {model_label}", width=style(projector)["title_chars"])[:3]
     model = "<br>".join(f"<sup>{label(line)}</sup>" for line in lines)
     return {"text": f"{label(title)}<br>{model}", "x": 0.0, "xanchor": "left"}
 
@@ -53,7 +55,7 @@ def _layout(fig: go.Figure, title: str, model_label: str, projector: bool, **ext
         title_font_size=s["title"],
         font_size=s["font"],
         height=extra.pop("height", s["height"]),
-        margin={"l": 10, "r": 10, "t": (96 if projector else 70) + (46 if projector else 22) * (n_lines - 1), "b": 10},
+        margin={"l": 10, "r": 10, "t": s["top"] + s["title_line"] * (n_lines - 1), "b": 10},
         template="plotly_white",
         **extra,
     )
@@ -156,7 +158,7 @@ def heatmap(
         hovertemplate="%{customdata}<br>" + value_name + " %{z:.3f}<extra></extra>",
         texttemplate="%{z:.2f}" if show_values else None,
         textfont={"size": s["cell_text"]},
-        colorbar={"thickness": 24 if projector else 14, "tickfont": {"size": s["tick"]}},
+        colorbar={"thickness": s["colorbar"], "tickfont": {"size": s["tick"]}},
         xgap=1, ygap=1,
         hoverinfo="skip" if clickable else None,
     ))
@@ -164,7 +166,7 @@ def heatmap(
         cols, rows = np.meshgrid(xs, ys)
         fig.add_trace(go.Scatter(
             x=cols.ravel(), y=rows.ravel(), mode="markers", showlegend=False,
-            marker={"symbol": "square", "size": 22 if projector else 16, "color": "rgba(0,0,0,0)"},
+            marker={"symbol": "square", "size": s["click_marker"], "color": "rgba(0,0,0,0)"},
             customdata=np.stack([np.array(hover).ravel(), z.ravel()], axis=-1),
             hovertemplate="%{customdata[0]}<br>" + value_name + " %{customdata[1]:.3f}<extra></extra>",
         ))
@@ -189,7 +191,7 @@ def attention_heatmap(
     attn = np.asarray(attn, float)
     fig = heatmap(attn, key_tokens if key_tokens is not None else tokens, tokens, title, model_label,
                   projector, x_title="key (attended to)", y_title="query (attending)", zrange=(0.0, 1.0),
-                  colorscale="Blues" if not projector else "Cividis", value_name="attention")
+                  colorscale=style(projector)["attention"], value_name="attention")
     if highlight_row is not None:
         s = style(projector)
         fig.add_shape(type="rect", x0=-0.5, x1=attn.shape[1] - 0.5, y0=highlight_row - 0.5,
@@ -229,7 +231,7 @@ def model_view(
     s = style(projector)
     fig = go.Figure(go.Heatmap(
         z=z, zmin=0.0, zmax=1.0, showscale=False, hoverongaps=False,
-        colorscale="Blues" if not projector else "Cividis",
+        colorscale=s["attention"],
         customdata=hover, hovertemplate="layer %{customdata[0]} head %{customdata[1]}<br>query "
         "%{customdata[2]} → key %{customdata[3]}: %{z:.3f}<extra></extra>",
     ))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 # A word (letters/digits, inner apostrophes and hyphens kept: "don't", "well-known"),
 # or any single character that is neither a word character nor a space.
@@ -26,10 +27,10 @@ def clean_text(text: str) -> str:
 
 
 # A sentence longer than this is cut (with a notice): models and figures stay responsive.
-MAX_CHARS = 5000
+MAX_INPUT_CHARS = 5000
 
 
-def prepare_text(text: str, max_chars: int = MAX_CHARS) -> tuple[str, list[str]]:
+def prepare_text(text: str, max_chars: int = MAX_INPUT_CHARS) -> tuple[str, list[str]]:
     """Clean a sentence a person typed; return it with notices about what changed.
 
     Raises ValueError with a message a person can act on when nothing usable is left
@@ -60,9 +61,24 @@ def split_words(text: str) -> list[str]:
     return _WORD_RE.findall(clean_text(text))
 
 
+@dataclass(frozen=True)
+class WordTokens:
+    """A sentence's word tokens as a word-level model reads them."""
+
+    words: list[str]  # at most ``max_words``
+    total: int  # words in the sentence before the cap
+    too_long: list[str]  # tokens with more UTF-8 bytes than the model reads
+
+
+def word_tokens(text: str, max_words: int, max_token_bytes: int) -> WordTokens:
+    """``split_words``, capped at ``max_words``, with the tokens the model will cut."""
+    words = split_words(text)
+    kept = words[:max_words]
+    return WordTokens(kept, len(words), [w for w in kept if len(w.encode("utf-8")) > max_token_bytes])
+
+
 # --- WordPiece (BERT) ------------------------------------------------------------------
 
-from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Sequence  # noqa: E402
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from functools import partial
-
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import analysis, figures, sources
+from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
-from ui import models, state
+from ui import clicks, models, state
 from ui.frame import frame, md_escape, show_input_messages
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
@@ -44,15 +41,6 @@ def _table(df: pd.DataFrame, key: str) -> None:
         st.dataframe(df, column_config={c: st.column_config.NumberColumn(format="%.4f") for c in df.columns})
 
 
-def _short(model_label: str) -> str:
-    """The model's name for a figure's caption line: its label up to the first ';'.
-
-    The page prints the full label once; a figure's caption line must fit its width.
-    """
-    head, sep, _ = model_label.partition(";")
-    return head + ")" if sep and head.count("(") > head.count(")") else model_label
-
-
 def _controls(widths: list[int]) -> list:
     """Columns for widgets, two per row: segmented controls need the width (more so in
     projector type), and a cut-off option cannot be clicked."""
@@ -72,13 +60,8 @@ def block_run(sentences: tuple[str, ...], seed: int, use_mask: bool):
     return run_block(list(sentences), seed=seed, use_mask=use_mask)
 
 
-@st.fragment
+@state.fragment
 def minimal_block() -> None:
-    _minimal_block()
-    state.sync_url()  # a fragment rerun does not reach the page's last line
-
-
-def _minimal_block() -> None:
     st.header("1 · One Transformer block and its padding mask")
     st.markdown(
         "The two sentences go in as **one batch**, so the shorter one is filled up with `[PAD]` "
@@ -108,7 +91,12 @@ def _minimal_block() -> None:
                            format_func=lambda b: f"sentence {'AB'[b]}")
     st.info(f"The weights are **random** (seed {int(seed)}), not trained: the pattern shows the "
             "mechanics of attention, not meaning.", icon=":material/casino:")
+    _block_batch(run)
+    _block_head(run, head, row)
 
+
+def _block_batch(run) -> None:
+    """The padded batch as a table, and the shapes from ids to output."""
     batch = run.batch
     B, T = batch.token_ids.shape
     for b, cut in enumerate(batch.truncated):
@@ -130,27 +118,28 @@ def _minimal_block() -> None:
         f"attention ({B}, {c.num_heads}, {T}, {T}) · **output ({B}, {T}, {c.width})**: one new "
         f"vector of width {c.width} per token, padding included.")
 
+
+def _block_head(run, head: int, row: int) -> None:
+    """One head's matrix for one batch row, and what the mask did to the padded keys."""
     m = run.attentions[row, head]  # (T, T), query x key
-    tokens = batch.tokens[row]
-    padded = batch.padding_mask[row] == 0
-    state_word = "on" if use_mask else "OFF"
+    tokens = run.batch.tokens[row]
     st.plotly_chart(
-        figures.attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask {state_word}",
-                                  run.label, fr.projector),
+        figures.attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask "
+                                  f"{'on' if run.use_mask else 'OFF'}", run.label, fr.projector),
         key="att_block_fig")
-    if not padded.any():
+    check = views.padding_check(m, run.batch.padding_mask[row])
+    if not check.padded:
         st.caption(f"Sentence {'AB'[row]} is the longer one, so it has no padding: pick the other "
                    "batch row to see the mask at work.")
-    elif use_mask:
-        st.success(f"Padded key columns ({int(padded.sum())}): largest weight "
-                   f"{m[:, padded].max():.1f}, exactly zero. Every row sums to 1 over the real keys. "
+    elif run.use_mask:
+        st.success(f"Padded key columns ({check.padded}): largest weight "
+                   f"{check.largest_masked:.1f}, exactly zero. Every row sums to 1 over the real keys. "
                    "The `[PAD]` rows are computed too, but nothing downstream reads them.")
     else:
-        leak = m[~padded][:, padded].sum(axis=1).mean()
-        st.error(f"Mask off: the real tokens give on average {leak:.0%} of their attention to "
+        st.error(f"Mask off: the real tokens give on average {check.leak:.0%} of their attention to "
                  "`[PAD]`, so the shorter sentence's vectors now depend on how long the other "
                  "sentence is.")
-    pos = list(range(T))
+    pos = list(range(len(tokens)))
     _table(pd.DataFrame(m, index=_labels(tokens, pos), columns=_labels(tokens, pos)), "att_block_matrix")
 
 
@@ -167,16 +156,6 @@ def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
     return figures.model_view(attn, query_tokens, title, model_label, projector, key_tokens=key_tokens)
 
 
-def _select_from_chart(chart_key: str, target: str, values: list[int]) -> None:
-    """A clicked cell selects ``values[row]`` into ``target`` (a query token or a head)."""
-    event = st.session_state.get(chart_key)
-    points = (event or {}).get("selection", {}).get("points", []) if event else []
-    if points:
-        y = int(points[0]["y"])
-        if 0 <= y < len(values):
-            state.put(target, int(values[y]))
-
-
 def _attention_model():
     """The BERT for this section: the chosen one, or the embedded one when it has no attention."""
     model = models.model("bert", fr.bert_source)
@@ -190,25 +169,16 @@ def _attention_model():
     return models.model("bert", sources.EMBEDDED)
 
 
-@st.fragment
-def bert_heads() -> None:
-    _bert_heads()
-    state.sync_url()
-
-
-def _bert_heads() -> None:
-    st.header("2 · Real BERT attention")
-    model = _attention_model()
-    if model is None:
-        return
-    c1, c2, c3, c4 = _controls([1, 1, 1, 1])
+def _input_controls(cols) -> tuple[bool, str, str]:
+    """Batch or pair, the pair filter or batch row, and [CLS]/[SEP] shown or hidden."""
+    c1, c2, c3 = cols
     with c1:
         _choice("att_mode", ["batch", "pair"], "batch")
         mode = state.widget(st.segmented_control, "att_mode", "Input", options=["batch", "pair"],
                             required=True, format_func={"batch": "padded batch", "pair": "packed pair"}.get,
                             help="Padded batch: one row per sentence, the shorter one padded. Packed "
                                  "pair: one row [CLS] A [SEP] B [SEP], so A and B attend to each other.")
-    pair = mode == "pair"
+    pair, filt = mode == "pair", "all"
     with c2:
         if pair:
             _choice("att_filter", list(FILTERS), "all")
@@ -219,14 +189,23 @@ def _bert_heads() -> None:
             _choice("att_brow", [0, 1], 0)
             state.widget(st.segmented_control, "att_brow", "Batch row", options=[0, 1], required=True,
                          format_func=lambda b: f"sentence {'AB'[b]}")
-            filt = "all"
     with c3:
         _choice("att_special", ["show", "hide"], "show")
         special = state.widget(st.segmented_control, "att_special", "[CLS] / [SEP]",
                                options=["show", "hide"], required=True,
                                help="Hide drops them as queries and keys and renormalizes each row "
                                     "to sum to 1 over the remaining tokens, in every view.")
+    return pair, filt, special
 
+
+@state.fragment
+def bert_heads() -> None:
+    st.header("2 · Real BERT attention")
+    model = _attention_model()
+    if model is None:
+        return
+    c1, c2, c3, c4 = _controls([1, 1, 1, 1])
+    pair, filt, special = _input_controls((c1, c2, c3))
     try:
         out = models.bert_run(model, model.source, tuple(fr.sentences), pair)
     except ValueError as exc:
@@ -235,8 +214,7 @@ def _bert_heads() -> None:
     if out.attentions is None:
         st.info("This source gave no attention probabilities.")
         return
-    L, _, H = out.attentions.shape[:3]
-    layer_names = [f"layer {i + 1}" for i in range(L)]
+    L = out.attentions.shape[0]
     with c4:
         _choice("att_layer", list(range(L)), 0)
         layer = state.widget(st.segmented_control, "att_layer", "Layer", options=list(range(L)),
@@ -244,75 +222,76 @@ def _bert_heads() -> None:
     if any(out.truncated):
         st.warning("The input has more word pieces than BERT's 512 positions allow; the extra "
                    "pieces are cut.")
-
     row = 0 if pair else state.get("att_brow")
-    view = analysis.attention_view(out, row, special == "hide", filt, limit=VIEW_TOKENS)
+    view = views.attention_view(out, row, special == "hide", filt, limit=VIEW_TOKENS)
     if view.cropped:
         st.warning(f"Long input: the views draw the first {VIEW_TOKENS} queries and keys. The "
                    "weights are those of the whole input, so a row can sum to less than 1 here.")
     where = "the pair" if pair else f"sentence {'AB'[row]}"
-    shown = {"show": "shown", "hide": "hidden"}[special]
-    detail = f"{where}, {FILTERS[filt] if pair else 'all tokens'}, [CLS]/[SEP] {shown}"
+    detail = f"{where}, {FILTERS[filt] if pair else 'all tokens'}, [CLS]/[SEP] {dict(show='shown', hide='hidden')[special]}"
     st.caption(f"Model: **{md_escape(out.model_label)}** · {md_escape(detail)}")
-    label = _short(out.model_label)
+    _model_view(out, view, detail)
+    _head_view(out, view, row, layer, detail)
 
-    # model view: every layer x head at once
+
+def _model_view(out, view: views.AttentionView, detail: str) -> None:
+    L, _, H = out.attentions.shape[:3]
     st.subheader("Model view: every layer and head")
     st.plotly_chart(model_view(view.attn, view.query_tokens, view.key_tokens,
-                               f"All {L} layers × {H} heads, {detail}", label, fr.projector),
+                               f"All {L} layers × {H} heads, {detail}", out.short_label, fr.projector),
                     key="att_model_view")
     st.caption("Rows are layers, columns heads; in each small square the queries run down and "
                "the keys across. Pick one below to read it closely.")
 
-    # a token to follow
+
+def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str) -> None:
+    """One head of one layer, with a query token to follow."""
     st.subheader("Head view: one layer, one head")
+    H = view.attn.shape[1]
     q_pos = [int(p) for p in view.query_positions]
     content = [p for p, t in zip(q_pos, view.query_tokens) if t not in analysis.SPECIAL]
     _choice("att_tok", q_pos, (content or q_pos)[0])
     _choice("att_bhead", list(range(H)), 0)
     head = state.widget(st.segmented_control, "att_bhead", "Head", options=list(range(H)),
                         required=True, format_func=lambda h: f"H{h + 1}")
-    token = state.widget(st.pills, "att_tok", "Query token",
-                         options=q_pos, required=True,
+    token = state.widget(st.pills, "att_tok", "Query token", options=q_pos, required=True,
                          format_func=lambda p: md_escape(out.tokens[row][p]))
     qi = q_pos.index(token)
-    q_tok = view.query_tokens[qi]
-
     lines = state.widget(st.toggle, "att_lines", "Also show the query's row as lines",
                          help="The selected token on the left, every key on the right; thicker "
                               "lines carry more attention.")
-
-    m = view.attn[layer, head]  # (Q, K)
+    m = view.head(layer, head)  # (Q, K)
+    title = f"layer {layer + 1}"
     # the lines beside the heatmap; below it in projector mode, where type is large
     hv1, hv2 = st.columns([3, 2]) if lines and not fr.projector else (st.container(), st.container())
-    with hv1:
-        st.plotly_chart(
-            figures.attention_heatmap(m, view.query_tokens, f"{layer_names[layer].capitalize()}, "
-                                      f"head {head + 1}: {detail}", label, fr.projector,
-                                      key_tokens=view.key_tokens, highlight_row=qi),
-            key="att_head_view", selection_mode="points",
-            on_select=partial(_select_from_chart, "att_head_view", "att_tok", q_pos))
+    hv1.plotly_chart(
+        figures.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
+                                  out.short_label, fr.projector, key_tokens=view.key_tokens, highlight_row=qi),
+        key="att_head_view", selection_mode="points",
+        on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))
     if lines:
-        with hv2:
-            st.plotly_chart(
-                figures.attention_lines(m[qi], view.query_tokens, qi, f'"{q_tok}" in {layer_names[layer]}, '
-                                        f"head {head + 1}", label, fr.projector,
-                                        key_tokens=view.key_tokens),
-                key="att_lines_view")
+        hv2.plotly_chart(
+            figures.attention_lines(m[qi], view.query_tokens, qi, f'"{view.query_tokens[qi]}" in {title}, '
+                                    f"head {head + 1}", out.short_label, fr.projector, key_tokens=view.key_tokens),
+            key="att_lines_view")
     _table(pd.DataFrame(m, index=_labels(view.query_tokens, q_pos),
                         columns=_labels(view.key_tokens, view.key_positions)), "att_head_matrix")
+    _query_row(out, view, layer, qi)
 
-    # the selected token's row in every head of the layer
-    st.subheader(f'"{md_escape(q_tok)}" in every head of {layer_names[layer]}')
-    rows = view.attn[layer, :, qi, :]  # (H, K)
-    head_names = [f"H{h + 1}" for h in range(H)]
+
+def _query_row(out, view: views.AttentionView, layer: int, qi: int) -> None:
+    """The selected query's row in every head of the layer."""
+    q_tok = view.query_tokens[qi]
+    st.subheader(f'"{md_escape(q_tok)}" in every head of layer {layer + 1}')
+    rows = view.query_row(layer, qi)  # (H, K)
+    head_names = [f"H{h + 1}" for h in range(rows.shape[0])]
     st.plotly_chart(
         figures.heatmap(rows, view.key_tokens, head_names, f'Where "{q_tok}" looks, head by head, in '
-                        f"{layer_names[layer]}", label, fr.projector,
+                        f"layer {layer + 1}", out.short_label, fr.projector,
                         x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0),
-                        colorscale="Cividis" if fr.projector else "Blues", value_name="attention"),
+                        colorscale=figures.style(fr.projector)["attention"], value_name="attention"),
         key="att_row_view", selection_mode="points",
-        on_select=partial(_select_from_chart, "att_row_view", "att_bhead", list(range(H))))
+        on_select=clicks.on_click("att_row_view", y=clicks.pick("att_bhead", list(range(len(head_names))))))
     st.caption("Click a token above, or a row of the head view, to follow another query; click "
                "a row here to open that head in the head view.")
     _table(pd.DataFrame(rows, index=head_names, columns=_labels(view.key_tokens, view.key_positions)),

@@ -166,7 +166,7 @@ def target_vectors(runner, sentences: list[str], words: list[str]) -> np.ndarray
     index = [[t.lower() for t in toks].index(w) for toks, w in zip(tokens, words)]
     out = runner.run(tokens)
     rows = np.arange(len(tokens))
-    layers = np.concatenate([out.layers, out.elmo[None]], axis=0)  # (4, N, T, C)
+    layers = np.concatenate([out.layers, out.elmo.elmo[None]], axis=0)  # (4, N, T, C)
     return layers[:, rows, index]
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lab import analysis
+from lab import analysis, views
 
 
 def test_cosine_and_matrix():
@@ -72,15 +72,15 @@ def test_attention_view_hides_specials_then_filters_a_quadrant():
     rng = np.random.default_rng(0)
     attn = rng.dirichlet(np.ones(6), size=(1, 1, 1, 6)).transpose(0, 1, 2, 3, 4)  # (L, B, H, T, T)
     attn = attn.reshape(1, 1, 1, 6, 6)
-    out = SimpleNamespace(tokens=[tokens], attentions=attn, input_mask=np.ones((1, 6), int),
-                          input_type_ids=np.array([[0, 0, 0, 1, 1, 1]]))
-    full = analysis.attention_view(out, 0, hide_special=False, filt="all")
+    out = SimpleNamespace(tokens=[tokens], attentions=attn, lengths=np.array([6]),
+                          bert=SimpleNamespace(input_type_ids=np.array([[0, 0, 0, 1, 1, 1]])))
+    full = views.attention_view(out, 0, hide_special=False, filt="all")
     np.testing.assert_array_equal(full.attn, attn[:, 0])
-    hidden = analysis.attention_view(out, 0, hide_special=True, filt="all")
+    hidden = views.attention_view(out, 0, hide_special=True, filt="all")
     assert hidden.query_tokens == ["a", "b", "c"]
     np.testing.assert_allclose(hidden.attn.sum(-1), 1.0)
-    ab = analysis.attention_view(out, 0, hide_special=True, filt="ab")
+    ab = views.attention_view(out, 0, hide_special=True, filt="ab")
     assert ab.query_tokens == ["a"] and ab.key_tokens == ["b", "c"]
     np.testing.assert_allclose(ab.attn, hidden.attn[..., :1, 1:])  # a quadrant, not renormalized
-    short = analysis.attention_view(out, 0, hide_special=False, filt="all", limit=4)
+    short = views.attention_view(out, 0, hide_special=False, filt="all", limit=4)
     assert short.cropped and short.attn.shape[-2:] == (4, 4)

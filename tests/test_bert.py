@@ -74,7 +74,7 @@ def test_parity_with_hugging_face_bert(embedded_bert):
 
 def test_embedding_parts_sum_before_layer_norm(embedded_bert):
     out = embedded_bert.run(DEFAULTS)
-    parts = out.embedding_parts
+    parts = out.bert.embedding_parts
     # "bank" is position 3 in A and 7 in B: same word part, different position part
     np.testing.assert_array_equal(parts["word"][0, 3], parts["word"][1, 7])
     assert not np.allclose(parts["position"][0, 3], parts["position"][1, 7])
@@ -87,9 +87,9 @@ def test_embedding_parts_sum_before_layer_norm(embedded_bert):
 def test_output_alignment_and_truncation(embedded_bert):
     out = embedded_bert.run(["Unaffable bankers.", "bank " * 700])
     assert out.tokens[0] == ["[CLS]", "una", "##ffa", "##ble", "bankers", ".", "[SEP]"]
-    assert out.piece_positions(0, 0) == [1, 2, 3]
+    assert out.positions(0, 0) == [1, 2, 3]
     assert out.truncated == [False, True]
-    assert out.input_word_ids.shape == (2, 512)
+    assert out.bert.input_word_ids.shape == (2, 512)
 
 
 def test_bad_sentences_raise_clear_errors(embedded_bert):
@@ -107,10 +107,10 @@ def test_hub_path_loads_a_local_savedmodel_and_matches_the_same_weights(hub_bert
     assert out.tokens[1] == ["[CLS]", "we", "sat", "on", "the", "river", "bank", "[SEP]"]
     assert out.attentions is None and out.layer_names == ["layer 1", "layer 2"]
     direct = BertEncoder(BertConfig.tiny(len(TOY_VOCAB)), weights)(
-        out.input_word_ids, out.input_mask, out.input_type_ids)
+        out.bert.input_word_ids, out.mask, out.bert.input_type_ids)
     np.testing.assert_allclose(out.layers, direct.hidden_states[1:], atol=1e-5)
     pair = hub.run(["the bank", "the river bank"], pair=True)
-    assert pair.input_type_ids[0].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert pair.bert.input_type_ids[0].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
 
 
 def test_hub_encoder_without_preprocessor_says_what_to_set(hub_bert_dirs, monkeypatch):

@@ -35,7 +35,7 @@ def test_info_lists_versions_and_sources():
 
 
 def test_export_elmo_npz_from_allennlp_files(tmp_path):
-    from lab.models.elmo import load_elmo
+    from lab.models.elmo_io import load_elmo
     from lab.tokenize import split_words
     from tests.conftest import shared_fixture
 

@@ -4,14 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from lab.models.elmo import (
-    BOS_IDS,
-    EOS_IDS,
-    add_sentence_boundaries,
-    char_ids,
-    char_ids_tf,
-    token_char_ids,
-)
+from lab.models.elmo import BOS_IDS, EOS_IDS, add_sentence_boundaries, char_ids, char_ids_tf, token_char_ids
 
 
 def test_ascii_token_has_markers_bytes_and_padding_all_shifted():
@@ -69,7 +62,7 @@ def test_sentence_boundaries_wrap_each_row_at_its_length():
 
 @pytest.mark.parametrize("bad", ["a sentence", [["ok"], "not a list"]])
 def test_runner_rejects_untokenized_input(bad):
-    from lab.models.elmo import _check_tokens
+    from lab.models.elmo_io import _check_tokens
 
     with pytest.raises(TypeError):
         _check_tokens(bad)

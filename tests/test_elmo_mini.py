@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lab.models.elmo import ASSETS, ElmoRunner, HubElmoRunner, embedded_metrics, load_elmo
+from lab.models.elmo_io import ASSETS, ElmoRunner, HubElmoRunner, embedded_metrics, load_elmo
 from lab.tokenize import split_words
 from tests.elmo_pairs import SENSES, layer_aucs, roc_auc, sense_pairs
 
@@ -35,7 +35,7 @@ def test_embedded_runner(mini):
     assert info["parameters"] == embedded_metrics()["parameters"]
     assert mini.mix_weights is None  # no downstream task: the mix is uniform, not learned
     out = mini.run([split_words("The bank raised its rates.")])
-    assert out.elmo.shape == (1, 6, 256) and out.word_emb.shape == (1, 6, 128)
+    assert out.elmo.elmo.shape == (1, 6, 256) and out.elmo.word_emb.shape == (1, 6, 128)
 
 
 def test_shipped_saved_model_matches_the_in_memory_model(mini):
@@ -44,7 +44,7 @@ def test_shipped_saved_model_matches_the_in_memory_model(mini):
     tokens = [split_words("He sat on the bank of the river."), split_words("Banks lend money.")]
     a, b = mini.run(tokens), hub_runner.run(tokens)
     np.testing.assert_allclose(a.layers, b.layers, atol=1e-5)
-    np.testing.assert_allclose(a.default, b.default, atol=1e-5)
+    np.testing.assert_allclose(a.elmo.default, b.elmo.default, atol=1e-5)
 
 
 def test_heldout_perplexity_beats_unigram_clearly():

@@ -6,19 +6,19 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from lab.models.elmo import (
-    ElmoConfig,
-    ElmoModel,
-    ElmoOutput,
+from lab.models.elmo import ElmoConfig, ElmoModel, char_ids
+from lab.vectors import LayerVectors
+
+from lab.models.elmo_io import (
     ElmoRunner,
     HubElmoRunner,
-    char_ids,
     export_saved_model,
     load_allennlp,
     load_elmo,
     save_allennlp,
-    scalar_mix,
 )
+
+from lab.analysis import scalar_mix
 from lab.sources import SourceError
 
 SENTENCES = [
@@ -37,23 +37,23 @@ def tiny():
 def test_output_shapes(tiny):
     out = tiny.run(SENTENCES)
     B, T, P, C = 3, 9, 16, 32
-    assert isinstance(out, ElmoOutput)
-    assert out.word_emb.shape == (B, T, P)
-    for a in (out.lstm_outputs1, out.lstm_outputs2, out.elmo):
+    assert isinstance(out, LayerVectors)
+    assert out.elmo.word_emb.shape == (B, T, P)
+    for a in (out.layer("lstm_outputs1"), out.layer("lstm_outputs2"), out.elmo.elmo):
         assert a.shape == (B, T, C) and a.dtype == np.float32
-    assert out.default.shape == (B, C)
+    assert out.elmo.default.shape == (B, C)
     assert out.layers.shape == (3, B, T, C)
     assert out.layer_names == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
-    assert out.sequence_len.tolist() == [7, 9, 1]
+    assert out.lengths.tolist() == [7, 9, 1]
     assert out.mask.sum(axis=1).tolist() == [7, 9, 1]
     assert out.tokens == SENTENCES
 
 
 def test_padding_positions_are_zero_and_default_is_mean_of_real_tokens(tiny):
     out = tiny.run(SENTENCES)
-    assert (out.layers[:, 0, 7:] == 0).all() and (out.elmo[2, 1:] == 0).all()
-    assert np.allclose(out.default[0], out.elmo[0, :7].mean(axis=0), atol=1e-6)
-    assert np.allclose(out.layers[0], np.concatenate([out.word_emb, out.word_emb], -1))
+    assert (out.layers[:, 0, 7:] == 0).all() and (out.elmo.elmo[2, 1:] == 0).all()
+    assert np.allclose(out.elmo.default[0], out.elmo.elmo[0, :7].mean(axis=0), atol=1e-6)
+    assert np.allclose(out.layers[0], np.concatenate([out.elmo.word_emb, out.elmo.word_emb], -1))
 
 
 def test_word_emb_is_context_free_and_lstm_layers_are_not(tiny):
@@ -65,13 +65,20 @@ def test_word_emb_is_context_free_and_lstm_layers_are_not(tiny):
         assert np.abs(a[layer] - c[layer]).max() > 1e-3
 
 
+def v3(out, name: str) -> np.ndarray:
+    """An ELMo v3 output of a run by its key: a layer, or one of the ELMo-only parts."""
+    if name in out.layer_names:
+        return out.layer(name)
+    return {"mask": out.mask, "sequence_len": out.lengths}.get(name, getattr(out.elmo, name, None))
+
+
 def test_padding_in_a_batch_does_not_change_a_sentence(tiny):
     alone = tiny.run([SENTENCES[0]])
     batched = tiny.run([["a"] * 30, SENTENCES[0], ["x"]])
     for name in ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo"):
-        diff = np.abs(getattr(alone, name)[0] - getattr(batched, name)[1, :7]).max()
+        diff = np.abs(v3(alone, name)[0] - v3(batched, name)[1, :7]).max()
         assert diff <= 1e-5, name
-    assert np.abs(alone.default[0] - batched.default[1]).max() <= 1e-5
+    assert np.abs(alone.elmo.default[0] - batched.elmo.default[1]).max() <= 1e-5
 
 
 def test_stateless_runs_are_identical(tiny):
@@ -81,23 +88,23 @@ def test_stateless_runs_are_identical(tiny):
 
 def test_empty_sentence_gives_zeros(tiny):
     out = tiny.run([[], ["bank"]])
-    assert out.sequence_len.tolist() == [0, 1]
-    assert (out.default[0] == 0).all() and (out.layers[:, 0] == 0).all()
+    assert out.lengths.tolist() == [0, 1]
+    assert (out.elmo.default[0] == 0).all() and (out.layers[:, 0] == 0).all()
 
 
 def test_stateful_runs_drift_then_settle():
     runner = load_elmo("embedded")  # the trained ELMo-mini: a state that settles is a trained model's property
     runner.reset_state()
     sentence = [["The", "bank", "of", "the", "river", "was", "muddy", "."]]
-    stateless = runner.run(sentence).lstm_outputs2
-    runs = [runner.run(sentence, stateful=True).lstm_outputs2 for _ in range(8)]
+    stateless = runner.run(sentence).layer("lstm_outputs2")
+    runs = [runner.run(sentence, stateful=True).layer("lstm_outputs2") for _ in range(8)]
     assert np.array_equal(runs[0], stateless)  # the first stateful run starts from zeros
     steps = [float(np.abs(runs[i + 1] - runs[i]).max()) for i in range(len(runs) - 1)]
     print("stateful change between consecutive runs:", [f"{s:.2e}" for s in steps])
     assert steps[0] > 1e-3  # the carried state moves the vectors
     assert steps[-1] < steps[0] / 5  # and they settle
     runner.reset_state()
-    assert np.array_equal(runner.run(sentence, stateful=True).lstm_outputs2, stateless)
+    assert np.array_equal(runner.run(sentence, stateful=True).layer("lstm_outputs2"), stateless)
 
 
 def test_stateful_state_is_per_row(tiny):
@@ -108,14 +115,14 @@ def test_stateful_state_is_per_row(tiny):
     tiny.run([SENTENCES[0]], stateful=True)
     again = tiny.run([SENTENCES[2]], stateful=True)
     tiny.reset_state()
-    assert np.allclose(second.lstm_outputs2, again.lstm_outputs2, atol=1e-6)
-    assert not np.allclose(second.lstm_outputs2, tiny.run([SENTENCES[2]]).lstm_outputs2, atol=1e-4)
+    assert np.allclose(second.layer("lstm_outputs2"), again.layer("lstm_outputs2"), atol=1e-6)
+    assert not np.allclose(second.layer("lstm_outputs2"), tiny.run([SENTENCES[2]]).layer("lstm_outputs2"), atol=1e-4)
 
 
 def test_dropout_runs_differ_and_keep_word_emb(tiny):
     a, b = tiny.run(SENTENCES, dropout=0.3), tiny.run(SENTENCES, dropout=0.3)
-    assert np.abs(a.lstm_outputs2 - b.lstm_outputs2).max() > 1e-3
-    assert np.array_equal(a.word_emb, b.word_emb)
+    assert np.abs(a.layer("lstm_outputs2") - b.layer("lstm_outputs2")).max() > 1e-3
+    assert np.array_equal(a.elmo.word_emb, b.elmo.word_emb)
     with pytest.raises(ValueError):
         tiny.run(SENTENCES, dropout=1.0)
 
@@ -138,7 +145,7 @@ def test_scalar_mix_numpy_matches_the_model(tiny):
     with pytest.raises(ValueError):
         scalar_mix(layers, [1.0, 2.0])
     out = tiny.run(SENTENCES)  # the model's elmo is the uniform mix (gamma 1)
-    np.testing.assert_allclose(scalar_mix(out.layers, [0, 0, 0]), out.elmo, atol=1e-6)
+    np.testing.assert_allclose(scalar_mix(out.layers, [0, 0, 0]), out.elmo.elmo, atol=1e-6)
 
 
 def test_options_json_round_trip(tmp_path):
@@ -159,12 +166,12 @@ def test_allennlp_save_and_load_round_trip(tiny, tmp_path):
         weights, gamma = runner.mix_weights
         np.testing.assert_allclose(weights, [0.5, -0.5, 1.0])
         assert gamma == 1.5
-        np.testing.assert_array_equal(runner.run(SENTENCES).elmo, tiny.run(SENTENCES).elmo)
+        np.testing.assert_array_equal(runner.run(SENTENCES).elmo.elmo, tiny.run(SENTENCES).elmo.elmo)
         hub_runner = load_elmo(str(export_saved_model(tiny.model, tmp_path / "saved_model")))
         weights, gamma = hub_runner.mix_weights  # read back from the SavedModel's variables
         np.testing.assert_allclose(weights, [0.5, -0.5, 1.0])
         assert gamma == 1.5
-        np.testing.assert_allclose(hub_runner.run(SENTENCES).elmo, tiny.run(SENTENCES).elmo, atol=1e-5)
+        np.testing.assert_allclose(hub_runner.run(SENTENCES).elmo.elmo, tiny.run(SENTENCES).elmo.elmo, atol=1e-5)
     finally:
         tiny.model.mix_weights.assign([0.0, 0.0, 0.0])
         tiny.model.mix_gamma.assign(1.0)
@@ -180,7 +187,7 @@ def test_hub_path_on_an_exported_saved_model(tiny, tmp_path):
     assert hub_runner.label == f"TF Hub ELMo: {path}"
     keras_out, hub_out = tiny.run(SENTENCES), hub_runner.run(SENTENCES)
     for name in ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo", "default", "mask", "sequence_len"):
-        np.testing.assert_allclose(getattr(hub_out, name), getattr(keras_out, name), atol=1e-5, err_msg=name)
+        np.testing.assert_allclose(v3(hub_out, name), v3(keras_out, name), atol=1e-5, err_msg=name)
     info = hub_runner.info()
     assert info["signatures"] == ["default", "tokens"]
     assert {"word_emb", "lstm_outputs1", "lstm_outputs2", "elmo", "default"} <= set(info["output_keys"])
@@ -198,8 +205,8 @@ def test_hub_default_signature_splits_on_spaces(tiny, tmp_path):
     text = ["The bank raised its interest rates .", "bank"]
     out = module.signatures["default"](tf.constant(text))
     expected = tiny.run([t.split(" ") for t in text])
-    np.testing.assert_allclose(out["elmo"].numpy()[:, :7], expected.elmo, atol=1e-5)
-    np.testing.assert_allclose(out["default"].numpy(), expected.default, atol=1e-5)
+    np.testing.assert_allclose(out["elmo"].numpy()[:, :7], expected.elmo.elmo, atol=1e-5)
+    np.testing.assert_allclose(out["default"].numpy(), expected.elmo.default, atol=1e-5)
     assert out["sequence_len"].numpy().tolist() == [7, 1]
 
 

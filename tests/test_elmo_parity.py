@@ -6,7 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab.models.elmo import ElmoRunner, load_allennlp, load_elmo, token_char_ids
+from lab.models.elmo import token_char_ids
+
+from lab.models.elmo_io import ElmoRunner, load_allennlp, load_elmo
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "allennlp-elmo"
 pytestmark = pytest.mark.skipif(
@@ -53,8 +55,8 @@ def test_top_layer_batch0_stateless(model):
     diffs = []
     for k in range(3):
         expected = _expected(k, 0)
-        assert expected.shape[0] == len(batch[k]) == out.sequence_len[k]
-        diffs.append(np.abs(out.lstm_outputs2[k, : len(batch[k])] - expected).max())
+        assert expected.shape[0] == len(batch[k]) == out.lengths[k]
+        diffs.append(np.abs(out.layer("lstm_outputs2")[k, : len(batch[k])] - expected).max())
     print(f"stateless batch 0 max abs diff: {max(diffs):.2e}")
     assert max(diffs) < 1e-5
 
@@ -65,7 +67,7 @@ def test_top_layer_all_batches_stateful(model):
     for i, batch in enumerate(_batches()):
         out = runner.run(batch, stateful=True)
         for k in range(3):
-            worst = max(worst, float(np.abs(out.lstm_outputs2[k, : len(batch[k])] - _expected(k, i)).max()))
+            worst = max(worst, float(np.abs(out.layer("lstm_outputs2")[k, : len(batch[k])] - _expected(k, i)).max()))
     print(f"stateful batches 0-9 max abs diff: {worst:.2e}")
     assert worst < 1e-5
 
@@ -74,14 +76,14 @@ def test_stateless_misses_later_batches(model):
     """The fixtures really need the carried state: stateless batch 1 is far off."""
     runner = ElmoRunner(model, "fixtures", "fixtures")
     out = runner.run(_batches()[1])
-    assert np.abs(out.lstm_outputs2[0, : out.sequence_len[0]] - _expected(0, 1)).max() > 1e-3
+    assert np.abs(out.layer("lstm_outputs2")[0, : out.lengths[0]] - _expected(0, 1)).max() > 1e-3
 
 
 def test_load_elmo_reads_the_fixture_folder():
     runner = load_elmo(str(FIXTURES))
     assert runner.supports_state and "AllenNLP" in runner.label
     out = runner.run(_batches()[0])
-    assert np.abs(out.lstm_outputs2[0, : out.sequence_len[0]] - _expected(0, 0)).max() < 1e-5
+    assert np.abs(out.layer("lstm_outputs2")[0, : out.lengths[0]] - _expected(0, 0)).max() < 1e-5
     assert runner.info()["parameters"] == model_parameters()
 
 

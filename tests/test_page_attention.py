@@ -112,7 +112,7 @@ def test_mask_off_leaks_into_padding_and_the_seed_changes_the_weights():
 def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
     at = page()
     out = embedded_bert.run([A, B])
-    n = [int(m.sum()) for m in out.input_mask]
+    n = [int(m.sum()) for m in out.mask]
     np.testing.assert_allclose(table(at, "att_head_matrix"), out.attentions[0, 0, 0, :n[0], :n[0]], atol=1e-5)
     model_view = chart(at, "att_model_view")
     assert model_view["layout"]["meta"]["layers"] == 6 and model_view["layout"]["meta"]["heads"] == 12
@@ -132,7 +132,7 @@ def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
 def test_clicking_a_token_shows_its_row_in_every_head(embedded_bert):
     at = page()
     out = embedded_bert.run([A, B])
-    n = int(out.input_mask[0].sum())
+    n = int(out.mask[0].sum())
     # the default query is the first real word; rows are heads, columns keys
     np.testing.assert_allclose(table(at, "att_row_matrix"), out.attentions[0, 0, :, 1, :n], atol=1e-5)
     set_widget(at, "att_layer", 4)
@@ -157,15 +157,15 @@ def test_pair_filters_give_the_right_quadrant(embedded_bert, filt, q_seg, k_seg)
     set_widget(at, "att_filter", filt)
     set_widget(at, "att_layer", 2)
     pair = embedded_bert.run([A, B], pair=True)
-    types = pair.input_type_ids[0]
-    assert pair.input_mask[0].all()  # one row, no padding
+    types = pair.bert.input_type_ids[0]
+    assert pair.mask[0].all()  # one row, no padding
     want = analysis.quadrant(pair.attentions[2, 0, 0], types == q_seg, types == k_seg)
     np.testing.assert_allclose(table(at, "att_head_matrix"), want, atol=1e-5)
     np.testing.assert_allclose(tile(chart(at, "att_model_view"), 0, 0),
                                analysis.quadrant(pair.attentions[0, 0, 0], types == q_seg, types == k_seg),
                                atol=1e-5)
     keys = columns(at, "att_head_matrix")
-    assert all(pair.input_type_ids[0, int(c.split("·")[0])] == k_seg for c in keys)
+    assert all(pair.bert.input_type_ids[0, int(c.split("·")[0])] == k_seg for c in keys)
 
 
 def test_hiding_special_tokens_renormalizes_rows_in_every_view(embedded_bert):
@@ -173,7 +173,7 @@ def test_hiding_special_tokens_renormalizes_rows_in_every_view(embedded_bert):
     set_widget(at, "att_layer", 1)
     set_widget(at, "att_special", "hide")
     out = embedded_bert.run([A, B])
-    n = int(out.input_mask[0].sum())
+    n = int(out.mask[0].sum())
     keep = analysis.content_mask(out.tokens[0], n)
     want = analysis.drop_tokens(out.attentions[1, 0, :, :n, :n], keep)  # (H, n', n')
     m = table(at, "att_head_matrix")
@@ -190,7 +190,7 @@ def test_hiding_special_tokens_renormalizes_rows_in_every_view(embedded_bert):
     pair = embedded_bert.run([A, B], pair=True)
     keep = analysis.content_mask(pair.tokens[0], len(pair.tokens[0]))
     dropped = analysis.drop_tokens(pair.attentions[1, 0, 0], keep)
-    types = pair.input_type_ids[0][keep]
+    types = pair.bert.input_type_ids[0][keep]
     np.testing.assert_allclose(table(at, "att_head_matrix"),
                                analysis.quadrant(dropped, types == 0, types == 1), atol=1e-5)
 

@@ -45,8 +45,8 @@ def chart(at, key_fragment: str) -> dict:
 
 
 def expected_curve(out, ta, tb, pool="first"):
-    va = analysis.pool_pieces(out.layers[:, 0], out.piece_positions(0, ta), pool)
-    vb = analysis.pool_pieces(out.layers[:, 1], out.piece_positions(1, tb), pool)
+    va = analysis.pool_pieces(out.layers[:, 0], out.positions(0, ta), pool)
+    vb = analysis.pool_pieces(out.layers[:, 1], out.positions(1, tb), pool)
     return analysis.layerwise_cosine(va, vb)
 
 
@@ -120,7 +120,7 @@ def test_embedding_decomposition(defaults_out):
 def test_three_measures_match_lab(defaults_out):
     at = run_page()
     out = defaults_out
-    pooled = analysis.cosine(out.pooled[0], out.pooled[1])
+    pooled = analysis.cosine(out.bert.pooled[0], out.bert.pooled[1])
     last = out.layers[-1]
     means = [analysis.mean_pool(last[b, :len(out.tokens[b])],
                                 analysis.content_mask(out.tokens[b], len(out.tokens[b]))) for b in (0, 1)]

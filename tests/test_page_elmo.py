@@ -5,7 +5,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import analysis
-from lab.models.elmo import ElmoConfig, ElmoModel, embedded_metrics, export_saved_model, load_elmo, scalar_mix
+from lab.models.elmo import ElmoConfig, ElmoModel
+from lab.models.elmo_io import embedded_metrics, export_saved_model, load_elmo
+from lab.analysis import scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
 
@@ -147,7 +149,7 @@ def test_long_and_unusual_input():
     odd = "<script>alert(1)</script> 銀行 🏦 bank " + "x" * 60
     at.sidebar.text_area[0].input(odd).run()
     assert not at.exception
-    assert any("longer than 50 characters" in i.value for i in at.info)
+    assert any("longer than 48 bytes" in i.value for i in at.info)
     assert at.pills[0].options[:3] == ["\\<", "script", "\\>"]  # shown as typed, not as HTML
     assert "銀行" in at.pills[0].options and len(at.pills[0].options) == len(split_words(odd))
     # (a pill whose label starts with an emoji shows it as the pill's icon)

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lab.elmo_train import write_model_card  # noqa: E402
-from lab.models.elmo import ASSETS, load_elmo  # noqa: E402
+from lab.models.elmo_io import ASSETS, load_elmo# noqa: E402
 from tests.elmo_pairs import SENSES, layer_aucs, sense_pairs  # noqa: E402
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lab import sources
-from lab.tokenize import MAX_CHARS, prepare_text
+from lab.tokenize import MAX_INPUT_CHARS, prepare_text
 from ui import state
 
 DEFAULT_A = "The central bank raised interest rates yesterday."
@@ -112,7 +112,7 @@ def frame(page_title: str) -> Frame:
     problems, notices, texts = [], [], []
     for name, key in (("Sentence A", "a"), ("Sentence B", "b")):
         try:
-            text, notes = prepare_text(state.get(key) or "", MAX_CHARS)
+            text, notes = prepare_text(state.get(key) or "", MAX_INPUT_CHARS)
             texts.append(text)
             notices += [f"{name}: {n}" for n in notes]
         except ValueError as exc:

@@ -9,6 +9,7 @@ drops a widget's state when a page without that widget runs, the persistent key 
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import streamlit as st
@@ -103,3 +104,21 @@ def sync_url() -> None:
                 del params[key]
         elif params.get(key) != _format(value):
             params[key] = _format(value)
+
+
+def fragment(fn: Callable) -> Callable:
+    """``st.fragment`` that writes the URL when it is done.
+
+    A fragment rerun does not reach the page's last line, where the page writes the URL;
+    every interactive section is declared with this instead of ``st.fragment``.
+    """
+
+    @st.fragment
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            sync_url()
+
+    return run

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -24,6 +24,7 @@ import tensorflow as tf
 from lab import sources
 from lab.models import layers as nn
 from lab.tokenize import MAX_POSITIONS, Encoding, WordPieceTokenizer, clean_text
+from lab.vectors import BertParts, LayerVectors, short_label
 
 # --- config ------------------------------------------------------------------------------
 
@@ -260,44 +261,54 @@ def bucket(n: int, buckets: Sequence[int]) -> int:
 # --- loaders -----------------------------------------------------------------------------
 
 
-@dataclass
-class BertOutput:
-    """A BERT run over sentences, ready for the pages.
+def _alignment(encodings: list[Encoding], input_type_ids: np.ndarray, input_mask: np.ndarray,
+               pair: bool) -> tuple[list[list[str]], list[list[list[int]]]]:
+    """Words and the positions of their pieces in ``input_word_ids``, per row.
 
-    Rows are sentences (or one row per pair in pair mode). ``tokens[b]`` holds the real
-    tokens of row b with ``[CLS]``/``[SEP]``, in ``input_word_ids`` positions. ``layers``
-    is (N, B, T, C) with ``layer_names`` naming each (for the embedded model N = L+1 and
-    index 0 is the embedding output; a TF Hub encoder gives only its L layer outputs).
-    ``attentions`` is (L, B, H, T, T) or None when the source cannot give them.
-    ``encodings[b]`` aligns words to pieces; piece i of a single sentence sits at position
-    i + 1 (after ``[CLS]``).
+    One sentence per row: piece i sits at position i + 1 (after [CLS]). A packed pair is
+    one row ``[CLS] A [SEP] B [SEP]`` whose words are A's then B's; pieces the trimmer cut
+    have no position, and a word left without pieces is dropped.
     """
-
-    model_label: str
-    sentences: list[str]
-    encodings: list[Encoding]
-    tokens: list[list[str]]
-    input_word_ids: np.ndarray
-    input_mask: np.ndarray
-    input_type_ids: np.ndarray
-    layers: np.ndarray
-    layer_names: list[str]
-    pooled: np.ndarray
-    attentions: np.ndarray | None = None
-    embedding_parts: dict[str, np.ndarray] | None = None
-    pair: bool = False
-    truncated: list[bool] = field(default_factory=list)
-
-    def piece_positions(self, row: int, word: int) -> list[int]:
-        """Positions (in ``input_word_ids``) of word ``word``'s pieces in single mode."""
-        return [1 + i for i in self.encodings[row].pieces_of_word(word)]
+    if not pair:
+        return ([e.words for e in encodings],
+                [[[1 + i for i in e.pieces_of_word(w)] for w in range(len(e.words))] for e in encodings])
+    real = input_mask[0] > 0
+    kept = [int(((input_type_ids[0] == s) & real).sum()) - (2 if s == 0 else 1) for s in (0, 1)]
+    words, positions = [], []
+    for enc, k, start in zip(encodings, kept, (1, kept[0] + 2)):
+        for w, word in enumerate(enc.words):
+            pos = [start + i for i in enc.pieces_of_word(w) if i < k]
+            if pos:
+                words.append(word)
+                positions.append(pos)
+    return [words], [positions]
 
 
-def _tokens_of(tokenizer_vocab: Sequence[str], ids: np.ndarray, mask: np.ndarray) -> list[list[str]]:
-    return [
-        [tokenizer_vocab[i] if 0 <= i < len(tokenizer_vocab) else f"#{i}" for i in row[m > 0]]
-        for row, m in zip(ids, mask)
-    ]
+def _vectors(model, sentences: list[str], encodings: list[Encoding], packed: dict[str, np.ndarray],
+             layers: np.ndarray, layer_names: list[str], pooled: np.ndarray, pair: bool,
+             truncated: list[bool], attentions=None, embedding_parts=None) -> LayerVectors:
+    """A BERT run as ``LayerVectors``."""
+    mask = packed["input_mask"]
+    words, positions = _alignment(encodings, packed["input_type_ids"], mask, pair)
+    vocab = model.vocab
+    tokens = [[vocab[i] if 0 <= i < len(vocab) else f"#{i}" for i in row[m > 0]]
+              for row, m in zip(packed["input_word_ids"], mask)]
+    return LayerVectors(
+        model_label=model.label,
+        short_label=model.short_label,
+        source=model.source,
+        sentences=sentences,
+        tokens=tokens,
+        words=words,
+        word_positions=positions,
+        layers=layers.astype(np.float32),
+        layer_names=layer_names,
+        mask=mask,
+        attentions=attentions,
+        truncated=truncated,
+        bert=BertParts(packed["input_word_ids"], packed["input_type_ids"], pooled, encodings,
+                       embedding_parts, pair),
+    )
 
 
 def _check_sentences(sentences: Sequence[str]) -> list[str]:
@@ -320,6 +331,7 @@ class EmbeddedBert:
         model_dir = Path(model_dir)
         self.source = source
         self.label = label
+        self.short_label = short_label(label)
         self.config = BertConfig.from_json(model_dir / "config.json")
         from safetensors.numpy import load_file
 
@@ -354,7 +366,7 @@ class EmbeddedBert:
             "attentions": True,
         }
 
-    def run(self, sentences: Sequence[str], pair: bool = False) -> BertOutput:
+    def run(self, sentences: Sequence[str], pair: bool = False) -> LayerVectors:
         """Tokenize, pack and encode. ``pair=True`` packs sentences[0] and [1] as one row."""
         sentences = _check_sentences(sentences)
         encodings = self.tokenizer.encode(sentences)
@@ -370,20 +382,11 @@ class EmbeddedBert:
         if pair:
             kept = int(packed["input_mask"].sum()) - 3
             truncated = [truncated[0] or kept < len(encodings[0].ids) + len(encodings[1].ids)] * 2
-        return BertOutput(
-            model_label=self.label,
-            sentences=sentences,
-            encodings=encodings,
-            tokens=_tokens_of(self.vocab, packed["input_word_ids"], packed["input_mask"]),
-            **packed,
-            layers=out.hidden_states,
-            layer_names=["embeddings"] + [f"layer {i}" for i in range(1, L + 1)],
-            pooled=out.pooled,
-            attentions=out.attentions,
-            embedding_parts={"word": out.word, "position": out.position, "token type": out.token_type},
-            pair=pair,
-            truncated=truncated,
-        )
+        return _vectors(self, sentences, encodings, packed, out.hidden_states,
+                        ["embeddings"] + [f"layer {i}" for i in range(1, L + 1)], out.pooled, pair,
+                        truncated, attentions=out.attentions,
+                        embedding_parts={"word": out.word, "position": out.position,
+                                         "token type": out.token_type})
 
 
 class HubBert:
@@ -402,7 +405,7 @@ class HubBert:
 
         self.source = encoder_source
         self.preprocess_source = preprocess_source
-        self.label = f"TF Hub BERT: {encoder_source}"
+        self.label = self.short_label = f"TF Hub BERT: {encoder_source}"
         self.encoder = sources.hub_load(encoder_source)
         if not preprocess_source:
             raise sources.SourceError(
@@ -447,7 +450,8 @@ class HubBert:
                                       len(ids) < sum(len(w) for w in words)))
         return ragged, encodings
 
-    def run(self, sentences: Sequence[str], pair: bool = False) -> BertOutput:
+    def run(self, sentences: Sequence[str], pair: bool = False) -> LayerVectors:
+        """Tokenize with the preprocessor, pack, encode: ``LayerVectors`` without attentions."""
         sentences = _check_sentences(sentences)
         ragged, encodings = self._encodings(sentences)
         flat = ragged.merge_dims(-2, -1)  # (B, pieces)
@@ -465,20 +469,9 @@ class HubBert:
                   ("input_word_ids", "input_mask", "input_type_ids")}
         outputs = self.encoder({k: tf.constant(v) for k, v in packed.items()})
         layers = np.stack([t.numpy() for t in outputs["encoder_outputs"]])  # (L, B, T, C)
-        return BertOutput(
-            model_label=self.label,
-            sentences=sentences,
-            encodings=encodings,
-            tokens=_tokens_of(self.vocab, packed["input_word_ids"], packed["input_mask"])
-            if self.vocab else [[f"#{i}" for i in r[m > 0]] for r, m in
-                                zip(packed["input_word_ids"], packed["input_mask"])],
-            **packed,
-            layers=layers,
-            layer_names=[f"layer {i}" for i in range(1, len(layers) + 1)],
-            pooled=outputs["pooled_output"].numpy(),
-            pair=pair,
-            truncated=[e.truncated for e in encodings],
-        )
+        return _vectors(self, sentences, encodings, packed, layers,
+                        [f"layer {i}" for i in range(1, len(layers) + 1)],
+                        outputs["pooled_output"].numpy(), pair, [e.truncated for e in encodings])
 
 
 def load_bert(source: str | None = None, preprocess: str | None = None):

@@ -1,8 +1,9 @@
 """ELMo: a character-CNN + two-layer biLSTM language model (Peters et al., 2018) in TF2.
 
-Read top to bottom: config -> character ids -> layers (char CNN, biLSTM) -> model ->
-scalar mix -> runners (what the app calls) -> loaders (AllenNLP hdf5, TF Hub SavedModel)
--> SavedModel export.
+Read top to bottom: config -> character ids -> layers (char CNN, biLSTM) -> model. The
+runners the app calls, the loaders (AllenNLP hdf5, TF Hub / SavedModel) and the SavedModel
+export live in ``lab.models.elmo_io``; the NumPy scalar mix for the page's sliders is
+``lab.analysis.scalar_mix``.
 
 This is a re-implementation of the original TensorFlow biLM (allenai/bilm-tf), checked
 against AllenNLP's parity fixtures (``shared/fixtures/allennlp-elmo``) to 1e-5:
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -40,12 +41,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 
-from lab import sources  # noqa: E402
-from lab.sources import SourceError  # noqa: E402
-
-ASSETS = Path(__file__).resolve().parents[1] / "assets" / "elmo_mini"
 LAYER_NAMES = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
 OUTPUT_KEYS = ["word_emb", "lstm_outputs1", "lstm_outputs2", "elmo", "default", "sequence_len"]
+# Character slots per token in bilm-tf's input format (and so in TF Hub ELMo v3):
+# <bow>, at most 48 UTF-8 bytes, <eow>, padding.
+CHARS_PER_TOKEN = 50
 
 # ---------------------------------------------------------------------------------------
 # Config
@@ -71,7 +71,7 @@ class ElmoConfig:
     proj_clip: float | None = 3.0
     use_skip_connections: bool = True
     activation: str = "relu"
-    max_characters_per_token: int = 50
+    max_characters_per_token: int = CHARS_PER_TOKEN
     n_characters: int = 262  # 261 stored ids + the 0 row for a padded token
 
     @property
@@ -122,7 +122,7 @@ class ElmoConfig:
             proj_clip=lstm.get("proj_clip"),
             use_skip_connections=bool(lstm.get("use_skip_connections", False)),
             activation=cnn.get("activation", "relu"),
-            max_characters_per_token=int(cnn.get("max_characters_per_token", 50)),
+            max_characters_per_token=int(cnn.get("max_characters_per_token", CHARS_PER_TOKEN)),
             n_characters=int(cnn.get("n_characters", 262)),
         )
 
@@ -152,13 +152,12 @@ class ElmoConfig:
 # Character ids (bilm-tf UnicodeCharsVocabulary / AllenNLP ELMoCharacterMapper)
 # ---------------------------------------------------------------------------------------
 
-MAX_CHARS = 50
 BOS_CHAR, EOS_CHAR, BOW_CHAR, EOW_CHAR, PAD_CHAR = 256, 257, 258, 259, 260
 BOS_TOKEN, EOS_TOKEN = "<S>", "</S>"
 
 
 def _marker_ids(char: int) -> np.ndarray:
-    ids = np.full(MAX_CHARS, PAD_CHAR, dtype=np.int32)
+    ids = np.full(CHARS_PER_TOKEN, PAD_CHAR, dtype=np.int32)
     ids[:3] = (BOW_CHAR, char, EOW_CHAR)
     return ids + 1  # +1: 0 is kept for a padded token
 
@@ -176,8 +175,8 @@ def token_char_ids(token: str) -> np.ndarray:
         return BOS_IDS.copy()
     if token == EOS_TOKEN:
         return EOS_IDS.copy()
-    data = token.encode("utf-8", "ignore")[: MAX_CHARS - 2]
-    ids = np.full(MAX_CHARS, PAD_CHAR, dtype=np.int32)
+    data = token.encode("utf-8", "ignore")[: CHARS_PER_TOKEN - 2]
+    ids = np.full(CHARS_PER_TOKEN, PAD_CHAR, dtype=np.int32)
     ids[0] = BOW_CHAR
     ids[1 : 1 + len(data)] = np.frombuffer(data, dtype=np.uint8)
     ids[1 + len(data)] = EOW_CHAR
@@ -191,7 +190,7 @@ def char_ids(tokens_batch: list[list[str]]) -> np.ndarray:
     """
     B = len(tokens_batch)
     T = max((len(s) for s in tokens_batch), default=0)
-    ids = np.zeros((B, T, MAX_CHARS), dtype=np.int32)
+    ids = np.zeros((B, T, CHARS_PER_TOKEN), dtype=np.int32)
     for b, sentence in enumerate(tokens_batch):
         for t, token in enumerate(sentence):
             ids[b, t] = token_char_ids(token)
@@ -203,10 +202,10 @@ def char_ids_tf(tokens: tf.Tensor, sequence_len: tf.Tensor) -> tf.Tensor:
 
     Tokens at positions >= sequence_len are padding (all-zero ids), whatever they hold.
     """
-    n_bytes = tf.minimum(tf.strings.length(tokens, unit="BYTE"), MAX_CHARS - 2)  # (B, T)
-    raw = tf.io.decode_raw(tokens, tf.uint8, fixed_length=MAX_CHARS - 2)  # (B, T, 48)
+    n_bytes = tf.minimum(tf.strings.length(tokens, unit="BYTE"), CHARS_PER_TOKEN - 2)  # (B, T)
+    raw = tf.io.decode_raw(tokens, tf.uint8, fixed_length=CHARS_PER_TOKEN - 2)  # (B, T, 48)
     raw = tf.cast(raw, tf.int32)
-    j = tf.range(MAX_CHARS)  # slot in the token, (W,)
+    j = tf.range(CHARS_PER_TOKEN)  # slot in the token, (W,)
     n = n_bytes[..., tf.newaxis]  # (B, T, 1)
     shifted = tf.pad(raw, [[0, 0], [0, 0], [1, 1]])  # slot j holds byte j-1, (B, T, W)
     ids = tf.where(j == 0, BOW_CHAR, tf.where(j <= n, shifted, tf.where(j == n + 1, EOW_CHAR, PAD_CHAR)))
@@ -472,416 +471,3 @@ class ElmoModel(tf.Module):
 
     def num_parameters(self) -> int:
         return int(sum(np.prod(v.shape) for v in self.weight_map().values()))
-
-
-# ---------------------------------------------------------------------------------------
-# Scalar mix (pure NumPy, for the page's sliders)
-# ---------------------------------------------------------------------------------------
-
-
-def scalar_mix(layers: np.ndarray, weights, gamma: float = 1.0) -> np.ndarray:
-    """gamma * sum_j softmax(weights)_j * layers[j]: (3, B, T, C), (3,) -> (B, T, C)."""
-    layers = np.asarray(layers, dtype=np.float32)
-    w = np.asarray(weights, dtype=np.float64)
-    if w.ndim != 1 or layers.shape[0] != w.shape[0]:
-        raise ValueError(f"need one weight per layer: layers {layers.shape}, weights {w.shape}")
-    s = np.exp(w - w.max())
-    s = s / s.sum()
-    return (gamma * np.tensordot(s, layers, axes=(0, 0))).astype(np.float32)
-
-
-# ---------------------------------------------------------------------------------------
-# Runners: what the app calls
-# ---------------------------------------------------------------------------------------
-
-
-@dataclass
-class ElmoOutput:
-    """ELMo vectors for a batch of word-split sentences.
-
-    Arrays are float32 NumPy; padded positions (t >= sequence_len[b]) are 0.
-    ``layers`` is (3, B, T, C): [0] the context-free ``word_emb`` concatenated with itself
-    to the LSTM width C, [1] ``lstm_outputs1``, [2] ``lstm_outputs2`` (forward || backward).
-    """
-
-    tokens: list[list[str]]
-    word_emb: np.ndarray  # (B, T, P)
-    lstm_outputs1: np.ndarray  # (B, T, C)
-    lstm_outputs2: np.ndarray  # (B, T, C)
-    elmo: np.ndarray  # (B, T, C)
-    default: np.ndarray  # (B, C)
-    mask: np.ndarray  # (B, T) int32, 1 = real token
-    sequence_len: np.ndarray  # (B,) int32
-    layer_names: list[str] = field(default_factory=lambda: list(LAYER_NAMES))
-
-    @property
-    def layers(self) -> np.ndarray:
-        w = np.concatenate([self.word_emb, self.word_emb], axis=-1)
-        return np.stack([w, self.lstm_outputs1, self.lstm_outputs2]).astype(np.float32)
-
-
-def _check_tokens(tokens: list[list[str]]) -> list[list[str]]:
-    if isinstance(tokens, str) or not all(isinstance(s, (list, tuple)) for s in tokens):
-        raise TypeError("tokens must be a list of word-split sentences (lab.tokenize.split_words)")
-    return [list(s) for s in tokens]
-
-
-def _output(tokens, out: dict) -> ElmoOutput:
-    lens = np.asarray(out["sequence_len"], dtype=np.int32)
-    T = max((len(s) for s in tokens), default=0)
-    mask = (np.arange(T)[None, :] < lens[:, None]).astype(np.int32)
-    keep = mask[..., None].astype(np.float32)
-
-    def seq(key):  # (B, T', X) -> (B, T, X), 0 past each length
-        return (np.asarray(out[key], dtype=np.float32)[:, :T] * keep).astype(np.float32)
-
-    return ElmoOutput(
-        tokens=tokens,
-        word_emb=seq("word_emb"),
-        lstm_outputs1=seq("lstm_outputs1"),
-        lstm_outputs2=seq("lstm_outputs2"),
-        elmo=seq("elmo"),
-        default=np.asarray(out["default"], dtype=np.float32),
-        mask=mask,
-        sequence_len=lens,
-    )
-
-
-class ElmoRunner:
-    """Runs an in-memory ``ElmoModel`` (the Keras-style path): stateless by default,
-    optionally stateful (each row's final LSTM state starts the same row next call, as
-    bilm-tf and AllenNLP) and with dropout at inference.
-
-    The forward pass is one ``tf.function`` whose input signature leaves batch and length
-    open, so it is traced once (plus once for the dropout variant), not per call.
-    """
-
-    supports_state = True
-
-    def __init__(self, model: ElmoModel, source: str, label: str):
-        self.model, self.source, self.label = model, source, label
-        c = model.config
-        ids = tf.TensorSpec((None, None, c.max_characters_per_token), tf.int32)
-        lens = tf.TensorSpec((None,), tf.int32)
-        sc = tf.TensorSpec((c.n_layers, 2, None, c.lstm_dim), tf.float32)
-        sm = tf.TensorSpec((c.n_layers, 2, None, c.projection_dim), tf.float32)
-        rate = tf.TensorSpec((), tf.float32)
-        self._fn = tf.function(lambda i, n, a, b: model.embed(i, n, a, b), input_signature=[ids, lens, sc, sm])
-        self._fn_dropout = tf.function(
-            lambda i, n, a, b, r: model.embed(i, n, a, b, dropout=r), input_signature=[ids, lens, sc, sm, rate]
-        )
-        self.reset_state()
-
-    @property
-    def mix_weights(self):
-        if not self.model.mix_learned:
-            return None
-        return self.model.mix_weights.numpy().copy(), float(self.model.mix_gamma.numpy())
-
-    def reset_state(self) -> None:
-        """Forget the carried LSTM state (stateful mode starts from zeros again)."""
-        c = self.model.config
-        self._state_c = np.zeros((c.n_layers, 2, 0, c.lstm_dim), np.float32)
-        self._state_m = np.zeros((c.n_layers, 2, 0, c.projection_dim), np.float32)
-
-    def _initial_state(self, B: int):
-        c = self.model.config
-        sc = np.zeros((c.n_layers, 2, B, c.lstm_dim), np.float32)
-        sm = np.zeros((c.n_layers, 2, B, c.projection_dim), np.float32)
-        k = min(B, self._state_c.shape[2])
-        sc[:, :, :k], sm[:, :, :k] = self._state_c[:, :, :k], self._state_m[:, :, :k]
-        return sc, sm
-
-    def run(self, tokens: list[list[str]], stateful: bool = False, dropout: float = 0.0) -> ElmoOutput:
-        """Embed word-split sentences (padded to the longest; tokens over 48 bytes are cut).
-
-        Args:
-            tokens: B lists of word tokens; an empty list gives zeros and a 0 length.
-            stateful: start each row from the state the same row ended with last call.
-            dropout: rate in [0, 1) applied to every LSTM layer's input (0 = deterministic).
-        """
-        tokens = _check_tokens(tokens)
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        B = len(tokens)
-        ids = char_ids(tokens)
-        lens = np.array([len(s) for s in tokens], np.int32)
-        if stateful:
-            sc, sm = self._initial_state(B)
-        else:
-            c = self.model.config
-            sc = np.zeros((c.n_layers, 2, B, c.lstm_dim), np.float32)
-            sm = np.zeros((c.n_layers, 2, B, c.projection_dim), np.float32)
-        if dropout > 0:
-            out, (fc, fm) = self._fn_dropout(ids, lens, sc, sm, tf.constant(dropout, tf.float32))
-        else:
-            out, (fc, fm) = self._fn(ids, lens, sc, sm)
-        if stateful:
-            fc, fm = fc.numpy(), fm.numpy()
-            k = self._state_c.shape[2]
-            if B >= k:
-                self._state_c, self._state_m = fc, fm
-            else:  # rows past this batch keep their state
-                self._state_c[:, :, :B], self._state_m[:, :, :B] = fc, fm
-        return _output(tokens, {k: v.numpy() for k, v in out.items()})
-
-    def info(self) -> dict:
-        c = self.model.config
-        P, C = c.projection_dim, c.output_dim
-        mix = self.mix_weights
-        return {
-            "label": self.label,
-            "source": self.source,
-            "backend": "in-memory biLM (TF2, stateful and dropout modes available)",
-            "signatures": ["tokens (via lab.models.elmo.char_ids)"],
-            "output_keys": OUTPUT_KEYS + ["mask"],
-            "outputs": {
-                "word_emb": f"float32 (B, T, {P})",
-                "lstm_outputs1": f"float32 (B, T, {C})",
-                "lstm_outputs2": f"float32 (B, T, {C})",
-                "elmo": f"float32 (B, T, {C})",
-                "default": f"float32 (B, {C})",
-                "sequence_len": "int32 (B,)",
-                "mask": "int32 (B, T)",
-            },
-            "parameters": self.model.num_parameters(),
-            "config": asdict(c),
-            "mix_weights": None if mix is None else {"weights": mix[0].tolist(), "gamma": mix[1]},
-        }
-
-
-class HubElmoRunner:
-    """Runs a TF Hub ELMo (or a SavedModel exported by ``export_saved_model``) through its
-    ``tokens`` signature. Inference only: no carried state, no dropout."""
-
-    supports_state = False
-
-    def __init__(self, module, source: str, label: str):
-        self.module, self.source, self.label = module, source, label
-        sigs = getattr(module, "signatures", {})
-        if "tokens" not in sigs:
-            raise SourceError(
-                f"{source} has no 'tokens' signature (it has {sorted(sigs) or 'none'}): "
-                "it is not an ELMo module in the TF Hub v3 layout."
-            )
-        self._tokens = sigs["tokens"]
-        missing = [k for k in OUTPUT_KEYS[:5] if k not in self._tokens.structured_outputs]
-        if missing:
-            raise SourceError(f"{source}: the 'tokens' signature lacks the ELMo outputs {missing}.")
-
-    def _variables(self) -> list:
-        """The module's variables (TF1 hub modules list them; a TF2 SavedModel's are the
-        ones its ``tokens`` function captures)."""
-        found = list(getattr(self.module, "variables", None) or [])
-        return found or list(getattr(self._tokens, "variables", None) or [])
-
-    @property
-    def mix_weights(self):
-        found = {}
-        for v in self._variables():
-            name = v.name.split(":")[0]
-            if name.endswith("aggregation/weights"):
-                found["w"] = v.numpy()
-            elif name.endswith("aggregation/scaling"):
-                found["g"] = float(v.numpy())
-        if "w" in found and "g" in found:
-            learned = getattr(self.module, "mix_learned", None)
-            if learned is not None and not bool(learned.numpy()):
-                return None
-            return np.asarray(found["w"], np.float32), found["g"]
-        return None
-
-    def run(self, tokens: list[list[str]], stateful: bool = False, dropout: float = 0.0) -> ElmoOutput:
-        tokens = _check_tokens(tokens)
-        if stateful or dropout:
-            raise ValueError(
-                f"{self.label} is a SavedModel signature: stateful mode and dropout need the "
-                "in-memory model (the embedded ELMo-mini or an AllenNLP options.json + hdf5)."
-            )
-        T = max((len(s) for s in tokens), default=0)
-        padded = np.array([s + [""] * (T - len(s)) for s in tokens], dtype=object).reshape(len(tokens), T)
-        lens = np.array([len(s) for s in tokens], np.int32)
-        out = self._tokens(tokens=tf.constant(padded, tf.string), sequence_len=tf.constant(lens))
-        out = {k: v.numpy() for k, v in out.items()}
-        out["sequence_len"] = lens
-        return _output(tokens, out)
-
-    def info(self) -> dict:
-        outs = {
-            k: f"{spec.dtype.name} {tuple(spec.shape.as_list())}" for k, spec in self._tokens.structured_outputs.items()
-        }
-        variables = self._variables()
-        mix = self.mix_weights
-        return {
-            "label": self.label,
-            "source": self.source,
-            "backend": "TF Hub / SavedModel signatures (inference only)",
-            "signatures": sorted(self.module.signatures),
-            "output_keys": sorted(outs),
-            "outputs": outs,
-            "parameters": int(sum(np.prod(v.shape) for v in variables)) if variables else None,
-            "mix_weights": None if mix is None else {"weights": mix[0].tolist(), "gamma": mix[1]},
-        }
-
-
-# ---------------------------------------------------------------------------------------
-# Loaders
-# ---------------------------------------------------------------------------------------
-
-
-def load_allennlp(options: str | Path | dict, weights: str | Path) -> ElmoModel:
-    """An ``ElmoModel`` from bilm-tf / AllenNLP ``options.json`` + weights hdf5.
-
-    The hdf5 may also hold ``aggregation/weights`` and ``aggregation/scaling`` (a learned
-    mix); without them the mix is uniform with gamma 1.
-    """
-    import h5py
-
-    config = ElmoConfig.from_options_json(options)
-    model = ElmoModel(config)
-    with h5py.File(weights, "r") as f:
-        for path, var in model.weight_map().items():
-            if path not in f:
-                raise SourceError(f"{weights} lacks the dataset {path}: not bilm-tf weights for these options.")
-            value = f[path][...]
-            if tuple(value.shape) != tuple(var.shape):
-                raise SourceError(f"{weights}: {path} is {value.shape}, the options want {tuple(var.shape)}.")
-            var.assign(value)
-        if "aggregation/weights" in f and "aggregation/scaling" in f:
-            model.mix_weights.assign(f["aggregation/weights"][...])
-            model.mix_gamma.assign(float(f["aggregation/scaling"][()]))
-            model.mix_learned = True
-    return model
-
-
-def save_allennlp(model: ElmoModel, folder: str | Path) -> None:
-    """Write ``options.json`` + ``weights.hdf5`` (bilm-tf layout) for ``load_allennlp``."""
-    import h5py
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "options.json").write_text(json.dumps(model.config.to_options_json(), indent=2) + "\n")
-    with h5py.File(folder / "weights.hdf5", "w") as f:
-        for path, var in model.weight_map().items():
-            f.create_dataset(path, data=var.numpy())
-        if model.mix_learned:
-            f.create_dataset("aggregation/weights", data=model.mix_weights.numpy())
-            f.create_dataset("aggregation/scaling", data=model.mix_gamma.numpy())
-
-
-def _find_allennlp(folder: Path) -> tuple[Path, Path] | None:
-    options = folder / "options.json"
-    if not options.is_file():
-        return None
-    weights = sorted(folder.glob("*.hdf5")) + sorted(folder.glob("*.h5"))
-    named = [w for w in weights if "weight" in w.name]
-    if not (named or weights):
-        return None
-    return options, (named or weights)[0]
-
-
-SENSE_AUC_TARGET = 0.75  # issue 3: the best LSTM layer's ROC AUC on the tests' sense pairs
-
-
-def best_sense_auc(by_layer: dict[str, float]) -> float:
-    """The best LSTM layer's sense-pair ROC AUC (``word_emb`` is context-free, ``elmo`` a mix)."""
-    return max(v for k, v in by_layer.items() if k.startswith("lstm"))
-
-
-def embedded_metrics() -> dict:
-    """The shipped ELMo-mini's recorded figures (``metrics.json``: training, perplexity,
-    sense-pair ROC AUC by layer); {} when the file is missing or unreadable."""
-    try:
-        return json.loads((ASSETS / "metrics.json").read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _describe(config: ElmoConfig) -> str:
-    return (
-        f"{config.n_layers}x{config.lstm_dim} LSTM, projection {config.projection_dim}, "
-        f"{config.n_filters} char filters, {config.n_highway} highway"
-    )
-
-
-def load_elmo(source: str | None = None):
-    """Load an ELMo and return a runner (``ElmoRunner`` or ``HubElmoRunner``).
-
-    Args:
-        source: None -> ``LAB_ELMO_SOURCE`` or else the embedded model; ``"embedded"`` ->
-            the shipped ELMo-mini; a folder with ``options.json`` + ``*.hdf5`` -> the
-            AllenNLP loader; a SavedModel folder or an ``https://`` handle -> TF Hub.
-
-    Raises:
-        SourceError: with a message that says what was wrong and what to do.
-    """
-    if source is None:
-        source = sources.default_source("elmo")
-    if sources.is_embedded(source):
-        found = _find_allennlp(ASSETS)
-        if found is None:
-            raise SourceError(
-                f"The embedded ELMo-mini is missing from {ASSETS}; reinstall the app or "
-                "rebuild it with `python -m lab.elmo_train`."
-            )
-        model = load_allennlp(*found)
-        return ElmoRunner(model, sources.EMBEDDED, f"ELMo-mini (embedded, trained here, {_describe(model.config)})")
-    source = source.strip()
-    if not sources.is_remote(source):
-        path = Path(source).expanduser()
-        if path.is_dir() and not (path / "saved_model.pb").exists():
-            found = _find_allennlp(path)
-            if found is None:
-                raise SourceError(
-                    f"{source} holds neither saved_model.pb (TF Hub / SavedModel) nor "
-                    "options.json + a weights .hdf5 (AllenNLP / bilm-tf)."
-                )
-            try:
-                model = load_allennlp(*found)
-            except SourceError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a bad file becomes a clear message
-                raise SourceError(f"Could not read the bilm-tf files in {source}: {type(exc).__name__}: {exc}") from exc
-            return ElmoRunner(model, source, f"ELMo (AllenNLP files: {path.name}, {_describe(model.config)})")
-    module = sources.hub_load(source)
-    return HubElmoRunner(module, source, f"TF Hub ELMo: {source}")
-
-
-# ---------------------------------------------------------------------------------------
-# Export as a TF2 SavedModel with ELMo v3 signatures
-# ---------------------------------------------------------------------------------------
-
-
-class _ElmoExport(tf.Module):
-    def __init__(self, model: ElmoModel):
-        super().__init__(name="elmo_export")
-        self.model = model
-        self.mix_learned = tf.Variable(bool(model.mix_learned), trainable=False, name="mix_learned")
-
-    @tf.function(input_signature=[tf.TensorSpec((None, None), tf.string), tf.TensorSpec((None,), tf.int32)])
-    def tokens(self, tokens, sequence_len):
-        ids = char_ids_tf(tokens, sequence_len)
-        out, _ = self.model.embed(ids, sequence_len)
-        out.pop("mask")
-        return out
-
-    @tf.function(input_signature=[tf.TensorSpec((None,), tf.string)])
-    def default(self, strings):
-        words = tf.strings.split(strings, sep=" ")  # ragged (B, None): ELMo v3 splits on spaces
-        words = tf.ragged.boolean_mask(words, words != "")
-        return self.tokens(words.to_tensor(default_value=""), tf.cast(words.row_lengths(), tf.int32))
-
-
-def export_saved_model(model: ElmoModel | ElmoRunner, path: str | Path) -> Path:
-    """Save a TF2 SavedModel whose ``signatures['tokens'|'default']`` match TF Hub ELMo v3.
-
-    ``hub.load(path).signatures['tokens'](tokens=..., sequence_len=...)`` then returns
-    ``word_emb``, ``lstm_outputs1``, ``lstm_outputs2``, ``elmo``, ``default`` and
-    ``sequence_len``, so ``load_elmo(path)`` runs it like any hub ELMo.
-    """
-    if isinstance(model, ElmoRunner):
-        model = model.model
-    module = _ElmoExport(model)
-    path = Path(path)
-    tf.saved_model.save(module, str(path), signatures={"default": module.default, "tokens": module.tokens})
-    return path

@@ -1,0 +1,281 @@
+"""What each page section shows, computed: one pure function per section.
+
+Each takes ``LayerVectors`` (or a model run) and the person's choices, and returns a small
+frozen dataclass; pages only turn widgets into arguments and results into figures, tables
+and prose. Nothing here imports Streamlit, Plotly or TensorFlow, so every number a page
+shows can be checked by a unit test.
+
+Shape letters: N layers, B rows, T tokens, C width, L attention layers, H heads,
+Q / K kept query / key positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from lab import analysis
+from lab.vectors import LayerVectors
+
+# --- one word in two contexts (BERT, ELMo and the comparison page) ----------------------
+
+
+@dataclass(frozen=True)
+class WordPair:
+    """Two selected words (row, word index) and their vectors at every layer."""
+
+    rows: tuple[int, int]
+    words: tuple[int, int]
+    texts: tuple[str, str]
+    positions: tuple[list[int], list[int]]  # token positions each word was pooled from
+    pieces: tuple[list[str], list[str]]  # the tokens at those positions
+    vectors: tuple[np.ndarray, np.ndarray]  # (N, C) each
+    cosine: np.ndarray  # (N,): cosine of the two at each layer
+    layer_names: list[str]
+
+
+def word_pair(out: LayerVectors, a: tuple[int, int], b: tuple[int, int], pool: str = "first") -> WordPair:
+    """Word ``a = (row, word)`` against word ``b`` at every layer of ``out``.
+
+    A word made of several tokens (BERT's word pieces) is pooled with ``pool``: its
+    first token, or the mean of its tokens (``analysis.pool_pieces``).
+    """
+    picked = []
+    for row, word in (a, b):
+        if not 0 <= word < len(out.words[row]):
+            raise ValueError(f"row {row} has {len(out.words[row])} words, not a word {word}")
+        pos = out.positions(row, word)
+        vec = analysis.pool_pieces(out.layers[:, row], pos, pool)  # (N, C)
+        picked.append((out.words[row][word], pos, [out.tokens[row][p] for p in pos], vec))
+    (ta, pa, ka, va), (tb, pb, kb, vb) = picked
+    return WordPair((a[0], b[0]), (a[1], b[1]), (ta, tb), (pa, pb), (ka, kb), (va, vb),
+                    analysis.layerwise_cosine(va, vb), list(out.layer_names))
+
+
+@dataclass(frozen=True)
+class TokenMap:
+    """One vector against every real token of some rows, per layer."""
+
+    cosine: np.ndarray  # (N, sum of the rows' lengths)
+    labels: list[str]  # one per column
+    rows: list[int]  # the row of each column
+    words: list[int]  # the word index of each column (-1 for [CLS]/[SEP])
+
+
+def token_map(out: LayerVectors, vector: np.ndarray, rows: tuple[int, ...], prefix: bool = False) -> TokenMap:
+    """``vector`` (N, C) against every real token of ``rows``, layer by layer.
+
+    With ``prefix`` each column label starts with its sentence ("A·bank").
+    """
+    lengths = out.lengths
+    tokens = np.concatenate([out.layers[:, r, : lengths[r]] for r in rows], axis=1)  # (N, Ttot, C)
+    labels = [f"{'AB'[r]}·{t}" if prefix else t for r in rows for t in out.tokens[r]]
+    return TokenMap(analysis.token_vs_tokens(vector, tokens), labels,
+                    [r for r in rows for _ in out.tokens[r]], [w for r in rows for w in out.word_at(r)])
+
+
+def cross_map(out: LayerVectors, layer: int, rows: tuple[int, int] = (0, 1)) -> np.ndarray:
+    """Every real token of row ``rows[0]`` against every one of ``rows[1]`` at ``layer``: (Ta, Tb)."""
+    (ra, rb), lengths = rows, out.lengths
+    return analysis.cosine_matrix(out.layers[layer, ra, : lengths[ra]], out.layers[layer, rb, : lengths[rb]])
+
+
+# --- BERT --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WordPieceTable:
+    """One row of a BERT batch as the WordPiece table shows it: a column per position."""
+
+    tokens: list[str]  # [PAD] past the real tokens
+    input_word_ids: list[int]
+    input_mask: list[int]
+    input_type_ids: list[int]
+    words: list[str]  # the word each position belongs to ("" for [CLS], [SEP], [PAD])
+
+
+def wordpiece_table(out: LayerVectors, row: int) -> WordPieceTable:
+    T = out.mask.shape[1]
+    words = ["" if w < 0 else out.words[row][w] for w in out.word_at(row)]
+    pad = T - len(out.tokens[row])
+    return WordPieceTable(out.tokens[row] + ["[PAD]"] * pad, out.bert.input_word_ids[row].tolist(),
+                          out.mask[row].tolist(), out.bert.input_type_ids[row].tolist(), words + [""] * pad)
+
+
+@dataclass(frozen=True)
+class SentenceMeasures:
+    """Three ways to compare two sentences with BERT (cosines at the last layer)."""
+
+    pooled: float  # the pooled outputs
+    token: float  # the two selected words
+    mean_content: float  # the means of the real words ([CLS], [SEP], padding left out)
+
+
+def sentence_measures(out: LayerVectors, pair: WordPair) -> SentenceMeasures:
+    last, lengths = out.layers[-1], out.lengths
+    means = [analysis.mean_pool(last[b, : lengths[b]], analysis.content_mask(out.tokens[b], lengths[b]))
+             for b in (0, 1)]
+    return SentenceMeasures(analysis.cosine(out.bert.pooled[0], out.bert.pooled[1]), float(pair.cosine[-1]),
+                            analysis.cosine(*means))
+
+
+@dataclass(frozen=True)
+class EmbeddingPart:
+    """One of BERT's three input-embedding parts for the two selected words."""
+
+    part: str
+    cosine: float  # of A's and B's vector of this part
+    norms: tuple[float, float]
+    shares: tuple[float, float]  # of each word's summed embedding (the parts add up to 1)
+
+
+def embedding_parts(out: LayerVectors, pair: WordPair) -> list[EmbeddingPart] | None:
+    """The word / position / token-type parts at each word's first piece; None when the
+    source does not expose them."""
+    parts = out.bert.embedding_parts if out.bert else None
+    if parts is None:
+        return None
+    at = [(row, pos[0]) for row, pos in zip(pair.rows, pair.positions)]
+    shares = [analysis.part_contributions({p: a[row, t] for p, a in parts.items()}) for row, t in at]
+    result = []
+    for name, arr in parts.items():
+        va, vb = (arr[row, t] for row, t in at)
+        result.append(EmbeddingPart(name, analysis.cosine(va, vb),
+                                    (float(np.linalg.norm(va)), float(np.linalg.norm(vb))),
+                                    (shares[0][name]["share"], shares[1][name]["share"])))
+    return result
+
+
+# --- ELMo --------------------------------------------------------------------------------
+
+MIX_LAYER = "elmo (mix)"
+
+
+@dataclass(frozen=True)
+class Mix:
+    """ELMo's scalar mix for a choice of weights: the normalized weights, and the run with
+    the mixed vectors added as a last layer named ``MIX_LAYER``."""
+
+    softmax: np.ndarray  # (3,)
+    gamma: float
+    vectors: LayerVectors
+
+
+def mix(out: LayerVectors, weights, gamma: float) -> Mix:
+    """elmo = gamma * sum_j softmax(weights)_j * layer_j over ``out``'s three layers."""
+    mixed = analysis.scalar_mix(out.layers, weights, gamma)  # (B, T, C)
+    stacked = replace(out, layers=np.concatenate([out.layers, mixed[None]]),
+                      layer_names=list(out.layer_names) + [MIX_LAYER])
+    return Mix(analysis.softmax(weights), float(gamma), stacked)
+
+
+@dataclass(frozen=True)
+class ArrayInfo:
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+
+
+def elmo_outputs(out: LayerVectors) -> list[ArrayInfo]:
+    """ELMo v3's output keys for this run, with dtype and shape."""
+    e = out.elmo
+    arrays = {"word_emb": e.word_emb, "lstm_outputs1": out.layer("lstm_outputs1"),
+              "lstm_outputs2": out.layer("lstm_outputs2"), "elmo": e.elmo, "default": e.default,
+              "sequence_len": out.lengths, "mask": out.mask}
+    return [ArrayInfo(k, str(v.dtype), tuple(v.shape)) for k, v in arrays.items()]
+
+
+@dataclass(frozen=True)
+class VectorSummary:
+    name: str
+    shape: tuple[int, ...]
+    norm: float
+    first: tuple[float, ...]  # the first 4 values
+
+
+@dataclass(frozen=True)
+class SentenceVectors:
+    """``default`` (one vector per sentence) beside ``elmo`` (one per word)."""
+
+    rows: list[VectorSummary]
+    default_cosine: float
+
+
+def sentence_vectors(out: LayerVectors) -> SentenceVectors:
+    e, rows = out.elmo, []
+    for b, (name, n) in enumerate(zip("AB", out.lengths)):
+        rows.append(VectorSummary(f"default[{b}] (sentence {name})", e.default[b].shape,
+                                  float(np.linalg.norm(e.default[b])), tuple(map(float, e.default[b, :4]))))
+        rows.append(VectorSummary(f"elmo[{b}] (sentence {name})", e.elmo[b, :n].shape,
+                                  float(np.linalg.norm(e.elmo[b, :n])), tuple(map(float, e.elmo[b, 0, :4]))))
+    return SentenceVectors(rows, analysis.cosine(e.default[0], e.default[1]))
+
+
+# --- attention ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttentionView:
+    """What every BERT view draws: attn (L, H, Q, K) over the kept query/key positions."""
+
+    attn: np.ndarray
+    query_positions: np.ndarray
+    key_positions: np.ndarray
+    query_tokens: list[str]
+    key_tokens: list[str]
+    cropped: bool
+
+    def head(self, layer: int, head: int) -> np.ndarray:
+        """One head's matrix: (Q, K)."""
+        return self.attn[layer, head]
+
+    def query_row(self, layer: int, query: int) -> np.ndarray:
+        """Where query ``query`` (an index into the kept queries) looks in every head: (H, K)."""
+        return self.attn[layer, :, query, :]
+
+
+def attention_view(out: LayerVectors, row: int, hide_special: bool, filt: str, limit: int = 48) -> AttentionView:
+    """Row ``row`` of a BERT run as the attention views show it.
+
+    Padding is dropped (its columns are 0). ``hide_special`` drops [CLS]/[SEP] and
+    renormalizes each row over the remaining keys (``analysis.drop_tokens``); then the
+    pair filter keeps one quadrant (``analysis.quadrant``) without renormalizing, so A → B
+    shows how much of A's attention goes to B. At most ``limit`` queries and keys are kept.
+    """
+    n = int(out.lengths[row])
+    tokens = out.tokens[row]
+    attn = out.attentions[:, row, :, :n, :n]  # (L, H, n, n): the real tokens
+    positions = np.arange(n)
+    if hide_special:
+        keep = analysis.content_mask(tokens, n)
+        attn = analysis.drop_tokens(attn, keep, renormalize=True)
+        positions = positions[keep]
+    segment = out.bert.input_type_ids[row, positions]  # 0 = [CLS] A [SEP], 1 = B [SEP]
+    everything = np.ones(len(positions), bool)
+    q_keep, k_keep = {"ab": (segment == 0, segment == 1), "ba": (segment == 1, segment == 0)}.get(
+        filt, (everything, everything))
+    attn = analysis.quadrant(attn, q_keep, k_keep)
+    q_pos, k_pos = positions[q_keep], positions[k_keep]
+    cropped = len(q_pos) > limit or len(k_pos) > limit
+    q_pos, k_pos = q_pos[:limit], k_pos[:limit]
+    attn = attn[..., : len(q_pos), : len(k_pos)]
+    return AttentionView(attn, q_pos, k_pos, [tokens[p] for p in q_pos], [tokens[p] for p in k_pos], cropped)
+
+
+@dataclass(frozen=True)
+class PaddingCheck:
+    """How one head of the minimal block treats the padded keys of one row."""
+
+    padded: int  # how many key positions are padding
+    largest_masked: float  # the largest weight on a padded key (0.0 with the mask on)
+    leak: float  # the real queries' mean share of attention on padding
+
+
+def padding_check(attn: np.ndarray, padding_mask: np.ndarray) -> PaddingCheck:
+    """attn (T, T) query x key, padding_mask (T,) 1 = real token."""
+    padded = np.asarray(padding_mask) == 0
+    if not padded.any():
+        return PaddingCheck(0, 0.0, 0.0)
+    return PaddingCheck(int(padded.sum()), float(attn[:, padded].max()),
+                        float(attn[~padded][:, padded].sum(axis=1).mean()))
