@@ -5,6 +5,9 @@ the shared sidebar itself (ui.frame), so every page also runs alone in tests. Ea
 path equals its file's stem: with a pages/ folder present, Streamlit's browser client
 checks a requested path against the folder's file names first and shows "Page not
 found" for any other name, even though st.navigation would route it.
+
+The home page is the default page, served at `/`. A link to `/home` (its file's stem)
+reaches a hidden page that switches to it, so that old or hand-typed link works too.
 """
 
 import streamlit as st
@@ -12,5 +15,10 @@ import streamlit as st
 from ui.pages import PAGES
 
 st.set_page_config(page_title="Context Lab", page_icon=":material/biotech:", layout="wide")
-st.navigation([st.Page(p.path, title=p.title, icon=p.icon, url_path=p.url_path, default=p.default)
-               for p in PAGES]).run()
+pages = {p: st.Page(p.path, title=p.title, icon=p.icon, default=p.default,
+                    url_path="index" if p.default else p.url_path)  # the default page lives at `/`
+         for p in PAGES}
+home = next(page for p, page in pages.items() if p.default)
+to_home = st.Page(lambda: st.switch_page(home), title="Home", url_path=next(p.url_path for p in PAGES if p.default),
+                  visibility="hidden")
+st.navigation([*pages.values(), to_home]).run()

@@ -31,13 +31,15 @@ from lab.vectors import BertParts, LayerVectors, short_label
 
 @dataclass(frozen=True)
 class BertConfig:
-    vocab_size: int = 30522
-    hidden_size: int = 384
-    num_layers: int = 6
-    num_heads: int = 12
-    intermediate_size: int = 1536
+    """Sizes of a BERT encoder, named as Hugging Face's ``config.json`` (defaults: MiniLM-L6)."""
+
+    vocab_size: int = 30522  # uncased WordPiece entries
+    hidden_size: int = 384  # C
+    num_layers: int = 6  # L
+    num_heads: int = 12  # H; head size D = C / H
+    intermediate_size: int = 1536  # the feed-forward width
     max_positions: int = 512
-    type_vocab_size: int = 2
+    type_vocab_size: int = 2  # segments A and B
     layer_norm_eps: float = 1e-12
 
     @property

@@ -86,24 +86,14 @@ class ElmoConfig:
     @classmethod
     def tiny(cls) -> "ElmoConfig":
         """The AllenNLP test model's shape: small enough for fast tests."""
-        return cls(
-            char_embed_dim=4,
-            filters=((1, 4), (2, 8), (3, 16), (4, 32), (5, 64)),
-            n_highway=2,
-            projection_dim=16,
-            lstm_dim=64,
-        )
+        return cls(char_embed_dim=4, filters=((1, 4), (2, 8), (3, 16), (4, 32), (5, 64)), n_highway=2,
+                   projection_dim=16, lstm_dim=64)
 
     @classmethod
     def mini(cls) -> "ElmoConfig":
         """ELMo-mini, the embedded model trained in this repo (``python -m lab.elmo_train``)."""
-        return cls(
-            char_embed_dim=16,
-            filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 128)),
-            n_highway=1,
-            projection_dim=128,
-            lstm_dim=512,
-        )
+        return cls(char_embed_dim=16, filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 128)), n_highway=1,
+                   projection_dim=128, lstm_dim=512)
 
     @classmethod
     def from_options_json(cls, options: str | Path | dict) -> "ElmoConfig":
