@@ -133,6 +133,11 @@ def _resolver(timeout: float, max_time: float, progress: Callable[[int], None]):
             response = urllib.request.urlopen(request, context=self._context, timeout=timeout)
             return _BoundedResponse(response, deadline, max_time, progress)
 
+        def _lock_file_timeout_sec(self):
+            # A lock left by a killed fetch is taken over once its download has stood still
+            # this long (the hub's default is 10 minutes).
+            return timeout
+
     return Bounded()
 
 

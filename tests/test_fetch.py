@@ -42,12 +42,12 @@ def tarball(folder: Path) -> bytes:
 class HubServer:
     """A TF Hub on 127.0.0.1: ``GET /<name>?tf-hub-format=compressed`` -> the tarball.
 
-    ``/slow`` sends nothing for 3 s; ``/trickle`` sends a byte every 0.1 s for 3 s. The
+    A name in ``moved`` redirects to another name. ``/slow`` sends nothing for 3 s; ``/trickle`` sends a byte every 0.1 s for 3 s. The
     server stops on leaving the ``with`` block, or by itself after 5 minutes.
     """
 
-    def __init__(self, archives: dict[str, bytes]):
-        self.archives, self.requests = archives, []
+    def __init__(self, archives: dict[str, bytes], moved: dict[str, str] | None = None):
+        self.archives, self.moved, self.requests = archives, moved or {}, []
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -64,6 +64,10 @@ class HubServer:
                         self.wfile.write(b"\0")
                         self.wfile.flush()
                         time.sleep(0.1)
+                elif name in server.moved:  # as tfhub.dev now sends its handles on to Kaggle
+                    self.send_response(302)
+                    self.send_header("Location", f"/{server.moved[name]}?{query}")
+                    self.end_headers()
                 elif name in server.archives and query == "tf-hub-format=compressed":
                     body = server.archives[name]
                     self.send_response(200)
@@ -238,6 +242,19 @@ def test_a_stalled_or_endless_download_gives_up(tmp_path):
     assert [f.error for f in items] == ["timed out: no data for 0.5 s (--timeout)",
                                         "the download took longer than 1 s (--max-time)"]
     assert list(tmp_path.iterdir()) == []  # the hub's lock and temporary folder are cleaned up
+
+
+def test_a_redirected_handle_and_a_stale_lock(folders, tmp_path):
+    """tfhub.dev redirects to Kaggle; a fetch killed earlier leaves the hub's lock file behind."""
+    with HubServer({"plain/1": tarball(folders["plain/1"])}, moved={"tfhub/plain/1": "plain/1"}) as server:
+        handle = server.handle("tfhub/plain/1")
+        Path(f"{module_dir(tmp_path, handle)}.lock").write_text("otherhost.123.deadbeef")
+        [item] = fetch.fetch([handle], tmp_path, timeout=0.5, out=io.StringIO())
+    assert (item.error, item.kind) == ("", fetch.UNKNOWN)
+    assert (module_dir(tmp_path, handle) / "saved_model.pb").exists()
+    assert server.requests == ["/tfhub/plain/1?tf-hub-format=compressed", "/plain/1?tf-hub-format=compressed"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [module_dir(tmp_path, handle).name, f"{module_dir(tmp_path, handle).name}.descriptor.txt"])
 
 
 def test_not_a_url_fails_with_a_message(tmp_path):
