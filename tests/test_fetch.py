@@ -191,7 +191,7 @@ def test_a_missing_handle_fails_alone_with_one_line(fetched):
     assert [line for line in fetched["err"].splitlines() if line.startswith("error")] == [
         f"error: {missing}: HTTP 404 Not Found for {missing}?tf-hub-format=compressed (is the handle right?)"
     ]
-    assert f"FAILED: HTTP 404 Not Found" in fetched["out"]
+    assert "FAILED: HTTP 404 Not Found" in fetched["out"]
     assert "Traceback" not in fetched["out"] + fetched["err"]
     assert fetched["out"].count("  ok, ") == 4
     assert not module_dir(fetched["cache"], missing).exists()
