@@ -1,6 +1,7 @@
-"""Command line: ``python -m lab info`` and ``python -m lab export``.
+"""Command line: ``python -m lab info``, ``python -m lab export`` and ``python -m lab fetch``.
 
     python -m lab info
+    python -m lab fetch [--dir DIR] [HANDLE ...]   (see lab/fetch.py)
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
 
@@ -21,7 +22,7 @@ import sys
 import numpy as np
 
 import lab
-from lab import sources
+from lab import fetch, sources
 from lab.models import FAMILIES
 
 
@@ -110,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--out", required=True, help="output .npz file")
     ex.add_argument("sentences", nargs="+")
     ex.set_defaults(fn=cmd_export)
+    fetch.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

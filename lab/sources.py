@@ -13,6 +13,7 @@ matching preprocessor) and ``LAB_ELMO_SOURCE`` set the default for each family.
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,11 +118,33 @@ def call_with_timeout(fn: Callable[[], T], seconds: float, what: str) -> T:
         raise SourceError(f"Could not load {what}: {type(exc).__name__}: {exc}") from exc
 
 
+def hub_cache_folder(handle: str) -> Path:
+    """The folder where ``tensorflow_hub`` keeps a downloaded handle:
+    ``TFHUB_CACHE_DIR/sha1(handle)`` (as ``compressed_module_resolver._module_dir`` names it)."""
+    from tensorflow_hub import resolver
+
+    cache_dir = resolver.tfhub_cache_dir(use_temp=True)
+    return Path(cache_dir) / hashlib.sha1(handle.encode("utf8")).hexdigest()
+
+
+def is_cached(handle: str) -> bool:
+    """True when ``hub.load(handle)`` will read the cache and touch no network."""
+    if os.environ.get("TFHUB_MODEL_LOAD_FORMAT", "").upper() == "UNCOMPRESSED":
+        return False  # the hub then reads the handle's files remotely, cache or not
+    folder = hub_cache_folder(handle)
+    return folder.is_dir() and any(folder.iterdir())
+
+
 def hub_load(source: str):
-    """``hub.load`` a local SavedModel folder or a remote handle, within the timeout."""
+    """``hub.load`` a local SavedModel folder or a remote handle, within the timeout.
+
+    A handle already in ``TFHUB_CACHE_DIR`` loads like a local folder: the short network
+    timeout would otherwise cut off a large model while it is read from disk.
+    """
     import tensorflow_hub as hub
 
     if not is_remote(source):
         path = check_local_dir(source)
         return call_with_timeout(lambda: hub.load(str(path)), 600.0, source)
-    return call_with_timeout(lambda: hub.load(source), load_timeout(), source)
+    seconds = 600.0 if is_cached(source) else load_timeout()
+    return call_with_timeout(lambda: hub.load(source), seconds, source)
