@@ -66,6 +66,7 @@ def read_tokens() -> tuple[tuple[str, ...], ...]:
 mini_note()
 tokens = read_tokens()
 out = models.elmo_run(model, model.source, tokens)
+charts.vectors_button(out, "elmo-vectors", key="elmo_npz")
 
 
 def inspect() -> None:
