@@ -57,8 +57,12 @@ def _layout(fig: go.Figure, title: str, model_label: str, projector: bool, **ext
         height=extra.pop("height", s["height"]),
         margin={"l": 10, "r": 10, "t": s["top"] + s["title_line"] * (n_lines - 1), "b": 10},
         template="plotly_white",
+        legend_font_size=s["font"],
         **extra,
     )
+    # Set explicitly: Streamlit's chart theme would otherwise keep axis titles small.
+    fig.update_xaxes(title_font_size=s["font"])
+    fig.update_yaxes(title_font_size=s["font"])
     return fig
 
 
