@@ -611,7 +611,9 @@ def _neighbour_section(m: dict) -> str:
     nb = m.get("neighbours")
     if not nb:
         return "Not measured for this run."
-    return "\n".join(f"- **{w}**: " + ", ".join(f"{n} ({c:.2f})" for n, c in near) for w, near in nb.items())
+    return ("Among the 20,000 most frequent vocabulary words. Where the neighbours share spelling rather than\n"
+            "meaning (river: liver), the char CNN has not learned that word's stage-1 vector.\n\n"
+            + "\n".join(f"- **{w}**: " + ", ".join(f"{n} ({c:.2f})" for n, c in near) for w, near in nb.items()))
 
 
 def _training_section(m: dict) -> str:
@@ -629,7 +631,7 @@ def _training_section(m: dict) -> str:
 (one stage at a time: `--stage words`, `--stage chars`, `--stage joint`). Seed {m['seed']}; Adam; sampled
 softmax with {m['num_sampled']} samples shared by both directions; batches of at most {m['max_tokens']} padded
 tokens; gradient norm clipped at 5; dropout {m['dropout']}; TensorFlow {m['tensorflow']} on {m['cpus']} CPU cores
-shared with other work ({m['train_minutes']:.0f} min of training in all).
+shared with other work ({m['train_minutes']:.0f} min of training over every stage run).
 
 1. **Word-level biLM** ({w.get('steps', 0):,} steps, {w.get('minutes', 0):.0f} min, peak lr {m['lr']}, warm-up then
    cosine decay to 10% over the time budget): a table of one trainable {c['projection_dim']}-dim vector per
@@ -669,7 +671,7 @@ contextual layers (`lstm_outputs1`, `lstm_outputs2`) learned only from the langu
 objective** on that text; nothing was trained toward BERT's (or any model's) vectors.
 
 **Case**: the LM's targets are lowercased words; the inputs are raw characters. Stage 2 taught the
-char CNN the same vector for `bank`, `Bank` and `BANK`, and stage 3 trained on cased text, so
+char CNN the same vector for `bank`, `Bank` and `BANK`{", and stage 3 trained on cased text" if m.get("shipped_stage") == "joint" else ""}, so
 capitalised words read (nearly) as their lowercase form."""
     return text
 
