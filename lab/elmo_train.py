@@ -12,8 +12,9 @@ What it does, reproducibly (fixed seeds, deterministic data split):
    - ``chars``: ELMo's char CNN + highway + projection (architecture unchanged) trained to
      reproduce those word vectors from each word's characters, in lowercase, Capitalized and
      UPPER spellings, so any word and any case gets a vector (``fit_char_encoder``);
-   - ``joint``: the char CNN in front of the stage-1 LSTMs, all trained with the LM loss on
-     the cased text (targets lowercased), plus a pull toward the stage-1 vectors (``--anchor``).
+   - ``joint`` (optional, ``--joint-minutes``): the char CNN in front of the stage-1 LSTMs,
+     all trained with the LM loss on the cased text (targets lowercased), plus a pull toward
+     the stage-1 vectors (``--anchor``).
    Each stage checkpoints under ``--work`` and resumes when run again; a finished stage is
    skipped. ``--stage words|chars|joint`` stops after that stage. ``--design chars`` trains
    the char-CNN biLM from scratch instead (ELMo-mini v1);
@@ -23,8 +24,10 @@ What it does, reproducibly (fixed seeds, deterministic data split):
    ELMo v3 signatures (``saved_model/``), ``metrics.json`` and ``MODEL_CARD.md``, with the
    sense-pair ROC AUC per layer, anisotropy and neighbours (``lab.elmo_record``).
 
-The shipped model: ``python -m lab.elmo_train --out DIR`` (defaults: about 70 minutes on
-one core), then copy DIR over ``lab/assets/elmo_mini/``. Tests call the stages on a tiny
+The shipped model: ``python -m lab.elmo_train --out DIR`` (defaults: stage 1 for 45 minutes
+and stage 2 for 12 on one core, then the measurements; no stage 3, which lowered the sense
+separation when measured with ``--joint-minutes 12``), then copy DIR over
+``lab/assets/elmo_mini/``. Tests call the stages on a tiny
 corpus for a few steps; they never run the full training.
 """
 
@@ -47,7 +50,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 
-from lab.models.elmo import BOS_TOKEN, EOS_TOKEN, PAD_CHAR, ElmoConfig, ElmoModel, token_char_ids  # noqa: E402
+from lab.models.elmo import (  # noqa: E402
+    BOS_TOKEN, CHARS_PER_TOKEN, EOS_TOKEN, PAD_CHAR, ElmoConfig, ElmoModel, token_char_ids,
+)
 from lab.models.elmo_io import ASSETS, ElmoRunner, export_saved_model, load_allennlp, save_allennlp  # noqa: E402
 
 UNK = "<UNK>"
@@ -79,7 +84,7 @@ class Batcher:
         self.word_id = {w: i for i, w in enumerate(vocab)}
         types = [BOS_TOKEN, EOS_TOKEN] + sorted(({w for s in sentences_for_types for w in s} | {UNK}) - {BOS_TOKEN, EOS_TOKEN})
         self.type_id = {w: i + 1 for i, w in enumerate(types)}  # 0 = padding
-        self.char_table = np.zeros((len(types) + 1, 50), np.int32)
+        self.char_table = np.zeros((len(types) + 1, CHARS_PER_TOKEN), np.int32)
         for w, i in self.type_id.items():
             self.char_table[i] = token_char_ids(w)
 
@@ -271,6 +276,7 @@ class Trained:
     history: list[float]
     words: WordTable | None = None
     steps: int = 0  # steps done, resumed runs included
+    seconds: float = 0.0  # training time, resumed runs included
 
     def embed(self):
         """The input layer as a function of a batch's ids (B, S) -> (B, S, P)."""
@@ -352,7 +358,7 @@ def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2
                     on_checkpoint(trained, step)
             if done:
                 break
-    trained.steps = step
+    trained.steps, trained.seconds = step, float(trainer.seconds)
     return trained
 
 
@@ -596,7 +602,9 @@ def _neighbour_section(m: dict) -> str:
     nb = m.get("neighbours")
     if not nb:
         return "Not measured for this run."
-    return "\n".join(f"- **{w}**: " + ", ".join(f"{n} ({c:.2f})" for n, c in near) for w, near in nb.items())
+    return ("Among the 20,000 most frequent vocabulary words. Where the neighbours share spelling rather than\n"
+            "meaning (river: liver), the char CNN has not learned that word's stage-1 vector.\n\n"
+            + "\n".join(f"- **{w}**: " + ", ".join(f"{n} ({c:.2f})" for n, c in near) for w, near in nb.items()))
 
 
 def _training_section(m: dict) -> str:
@@ -614,7 +622,7 @@ def _training_section(m: dict) -> str:
 (one stage at a time: `--stage words`, `--stage chars`, `--stage joint`). Seed {m['seed']}; Adam; sampled
 softmax with {m['num_sampled']} samples shared by both directions; batches of at most {m['max_tokens']} padded
 tokens; gradient norm clipped at 5; dropout {m['dropout']}; TensorFlow {m['tensorflow']} on {m['cpus']} CPU cores
-shared with other work ({m['train_minutes']:.0f} min of training in all).
+shared with other work ({m['train_minutes']:.0f} min of training over every stage run).
 
 1. **Word-level biLM** ({w.get('steps', 0):,} steps, {w.get('minutes', 0):.0f} min, peak lr {m['lr']}, warm-up then
    cosine decay to 10% over the time budget): a table of one trainable {c['projection_dim']}-dim vector per
@@ -630,10 +638,21 @@ shared with other work ({m['train_minutes']:.0f} min of training in all).
    get a vector from their characters."""
     if j:
         text += f"""
-3. **Joint fine-tuning** ({j['steps']:,} steps, {j['minutes']:.0f} min, peak lr {o['joint_lr']}): the char CNN in front
+3. **Joint fine-tuning**{'' if m.get('shipped_stage') == 'joint' else ' (run and measured, **not shipped**: see below)'} ({j['steps']:,} steps, {j['minutes']:.0f} min, peak lr {o['joint_lr']}): the char CNN in front
    of the stage-1 LSTMs, everything trained with the LM loss on the raw (cased) text, targets
    lowercased, plus {o['anchor']:g} x the squared distance between each word's char-CNN vector and its
    stage-1 vector (keeps `word_emb`'s meaning while the LSTMs adapt to the char CNN)."""
+    if m.get("shipped_stage"):
+        text += f"""
+
+**Shipped: the model at the end of stage {'3 (joint)' if m['shipped_stage'] == 'joint' else '2 (chars)'}**, picked by its sense-pair
+ROC AUC (table under "Word senses by context")."""
+        if m["shipped_stage"] == "chars" and j:
+            text += f""" Stage 3 lowered the LM's perplexity (forward {j['ppl_forward']:.1f},
+backward {j['ppl_backward']:.1f}, against {ch['ppl_forward']:.1f} and {ch['ppl_backward']:.1f} after stage 2) but
+also the sense separation, so the shipped LSTMs are stage 1's, reading the stage-2 char CNN's
+approximation of the word vectors they were trained on; that is why this model's perplexity is
+higher than stage 1's ({w['ppl_forward']:.1f} / {w['ppl_backward']:.1f} with the word table itself)."""
     text += """
 
 **Where `word_emb` comes from**: the character CNN's output, trained (stage 2) to reproduce the word
@@ -643,7 +662,7 @@ contextual layers (`lstm_outputs1`, `lstm_outputs2`) learned only from the langu
 objective** on that text; nothing was trained toward BERT's (or any model's) vectors.
 
 **Case**: the LM's targets are lowercased words; the inputs are raw characters. Stage 2 taught the
-char CNN the same vector for `bank`, `Bank` and `BANK`, and stage 3 trained on cased text, so
+char CNN the same vector for `bank`, `Bank` and `BANK`{", and stage 3 trained on cased text" if m.get("shipped_stage") == "joint" else ""}, so
 capitalised words read (nearly) as their lowercase form."""
     return text
 
@@ -763,7 +782,7 @@ def stage_figures(trained: Trained, runner, held_out, start: float, history) -> 
     return {"ppl_forward": ppl_f, "ppl_backward": ppl_b, "heldout_targets_per_direction": n,
             "sense_auc": layer_aucs(runner), "steps": trained.steps or len(history),
             "final_loss": float(np.mean(history[-200:])) if history else None,
-            "minutes": (time.time() - start) / 60}
+            "minutes": (trained.seconds or time.time() - start) / 60}
 
 
 def run_stage(name: str, work: Path, fn, log) -> dict:
@@ -833,6 +852,8 @@ def staged_training(a, corpus, work: Path, log) -> tuple[Trained, dict]:
 
     stages = {"words": words, "chars": chars, "joint": joint}
     wanted = list(stages) if a.stage == "all" else [a.stage]
+    if a.joint_minutes <= 0:
+        wanted = [name for name in wanted if name != "joint"]
     figures = {}
     for name in stages:
         if name in wanted or (work / name / "done.json").is_file():
@@ -863,13 +884,14 @@ def main(argv=None) -> int:
     p.add_argument("--max-minutes", type=float, default=32.0, help="chars design: time budget (the rate decays to its floor by then)")
     p.add_argument("--lstm-dim", type=int, default=256, help="LSTM cells per layer and direction (v1: 512)")
     p.add_argument("--word-steps", type=int, default=100_000, help="stage 1 steps (the time budget usually ends it)")
-    p.add_argument("--word-minutes", type=float, default=35.0, help="stage 1 time budget")
+    p.add_argument("--word-minutes", type=float, default=45.0, help="stage 1 time budget")
     p.add_argument("--char-steps", type=int, default=6000, help="stage 2 steps of 512 words")
     p.add_argument("--char-minutes", type=float, default=12.0, help="stage 2 time budget")
     p.add_argument("--char-scale", type=int, default=2,
                    help="stage 2: filters per width times mini's (2: 768 filters, room to hold the word vectors)")
     p.add_argument("--joint-steps", type=int, default=100_000, help="stage 3 steps")
-    p.add_argument("--joint-minutes", type=float, default=10.0, help="stage 3 time budget (0: ship stage 2)")
+    p.add_argument("--joint-minutes", type=float, default=0.0,
+                   help="stage 3 time budget (12 was measured); 0: no stage 3, ship stage 2 (a finished stage 3 is still reported)")
     p.add_argument("--joint-lr", type=float, default=5e-4, help="stage 3 peak learning rate")
     p.add_argument("--anchor", type=float, default=1.0, help="stage 3: pull of the char CNN toward stage 1's vectors")
     p.add_argument("--word-dropout", type=float, default=0.0, help="chars design: share of input words read as <UNK>")
@@ -895,7 +917,8 @@ def main(argv=None) -> int:
         trained, stages = staged_training(a, corpus, work, log)
         if trained is None:
             return 0  # an early stage only
-        steps = sum(f["steps"] for name, f in stages.items() if name != "chars")
+        shipped = "joint" if a.joint_minutes > 0 else "chars"
+        steps = stages["words"]["steps"] + (stages["joint"]["steps"] if shipped == "joint" else 0)  # LM steps
     else:
         trained = train_bilm(
             corpus.train, replace(ElmoConfig.mini(), lstm_dim=a.lstm_dim), a.steps, max_tokens=a.max_tokens,
@@ -903,7 +926,7 @@ def main(argv=None) -> int:
             type_sentences=corpus.held_out, log=log, max_seconds=a.max_minutes * 60,
             checkpoint_every=a.checkpoint_every, checkpoint_dir=work / "chars-only", word_dropout=a.word_dropout,
         )
-        stages, steps = {}, len(trained.history)
+        stages, steps, shipped = {}, len(trained.history), None
     model, batcher, config = trained.model, trained.batcher, trained.model.config
     train_minutes = (sum(f["minutes"] for f in stages.values()) if stages else (time.time() - start) / 60)
     tokens_per_epoch = sum(len(s) + 2 for s in corpus.train)
@@ -942,6 +965,7 @@ def main(argv=None) -> int:
         "sense_tags": a.sense_tags,
         "word_dropout": a.word_dropout,
         "stages": stages,
+        "shipped_stage": shipped,
         "stage_options": {"word_minutes": a.word_minutes, "char_steps": a.char_steps, "char_minutes": a.char_minutes,
                           "joint_minutes": a.joint_minutes, "joint_lr": a.joint_lr, "anchor": a.anchor,
                           "char_scale": a.char_scale},
