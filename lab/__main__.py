@@ -1,6 +1,7 @@
-"""Command line: ``python -m lab info``, ``python -m lab export`` and ``python -m lab fetch``.
+"""Command line: ``python -m lab info``, ``export``, ``fetch`` and ``baseline``.
 
     python -m lab info
+    python -m lab baseline [--model bert|elmo] [--words W ...]   (see lab/reference.py)
     python -m lab fetch [--dir DIR] [HANDLE ...]   (see lab/fetch.py)
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
@@ -22,7 +23,7 @@ import sys
 import numpy as np
 
 import lab
-from lab import fetch, sources
+from lab import fetch, reference, sources
 from lab.models import FAMILIES
 
 
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("sentences", nargs="+")
     ex.set_defaults(fn=cmd_export)
     fetch.add_parser(sub)
+    reference.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

@@ -313,3 +313,55 @@ def _write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+# --- python -m lab baseline ----------------------------------------------------------------------
+
+DEMO_WORDS = ("bank", "river", "money", "interest", "rate")
+
+
+def baseline_table(store: ReferenceStore, model, words: Sequence[str]) -> list[str]:
+    """Lines of a plain-text table: per layer, depth, baseline and each word's self-similarity."""
+    from lab.compare import depth
+
+    base = store.baseline(model)
+    sims = [store.self_similarity(model, w) for w in words]
+    width = max(len(n) for n in base.layer_names) + 2
+    lines = [f"{model.label}  (cache key {model_key(model)})",
+             f"{'layer':{width}s}depth  baseline" + "".join(f"  {w[:12]:>12s}" for w in words)]
+    for n, (name, d, b) in enumerate(zip(base.layer_names, depth(len(base.layer_names)), base.values)):
+        cells = "".join(f"  {'too rare' if s.too_rare else f'{s.values[n]:.3f}':>12s}" for s in sims)
+        lines.append(f"{name:{width}s}{d:5.2f}  {b:8.3f}{cells}")
+    lines.append("self-similarity contexts: " + ", ".join(f"{s.word} {s.used} of {s.contexts}" for s in sims))
+    return lines
+
+
+def add_parser(sub) -> None:
+    """The ``baseline`` subcommand, for ``lab.__main__``."""
+    p = sub.add_parser("baseline", help="per-layer anisotropy baselines and self-similarities",
+                       description="Print each model's anisotropy baseline per layer (mean cosine of "
+                       "random words from different sentences of the reference corpus) and the "
+                       "self-similarity of some words. The first run computes and caches them "
+                       "(LAB_CACHE_DIR, default ~/.cache/context-lab).")
+    p.add_argument("--model", choices=("bert", "elmo"), action="append",
+                   help="bert and/or elmo (default: both)")
+    p.add_argument("--source", default=None, help="model source for a single --model (default: the configured one)")
+    p.add_argument("--words", nargs="+", default=list(DEMO_WORDS), help=f"words (default: {' '.join(DEMO_WORDS)})")
+    p.set_defaults(fn=cmd_baseline)
+
+
+def cmd_baseline(args) -> int:
+    import sys
+
+    from lab import models
+
+    families = args.model or ["bert", "elmo"]
+    store = ReferenceStore(load_corpus(), cache_dir())
+    print(f"reference corpus: {store.corpus.path} ({len(store.corpus.sentences):,} sentences); "
+          f"baseline: {BASELINE_PAIRS:,} random word pairs from {BASELINE_SENTENCES} sentences; "
+          f"self-similarity: up to {SELF_SIM_CONTEXTS} sentences, at least {MIN_OCCURRENCES}")
+    for family in families:
+        model = models.load(family, args.source if len(families) == 1 else None)
+        print(f"\n{family}: computing or reading the cache in {store.folder} ...", file=sys.stderr, flush=True)
+        print("\n" + "\n".join(baseline_table(store, model, args.words)))
+    return 0
