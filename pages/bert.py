@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from lab import analysis, figures, quiz, views
-from ui import clicks, models, state
+from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
 
@@ -73,7 +73,7 @@ def compare() -> None:
                 f"B: **{md_escape(word_b)}** → pieces `{' '.join(pair.pieces[1])}`")
     if not quiz_ui.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert"):
         return
-    st.plotly_chart(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
+    charts.show(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
                                         "Cosine similarity at every layer", out.model_label, fr.projector),
                     key="bert_curve")
     st.caption("Layer 0 is the input embedding. The same word starts close (its word-piece "
@@ -92,11 +92,12 @@ def _token_maps(pair: views.WordPair) -> None:
     for tab, b, target in ((tab_b, 1, "bert_tb"), (tab_a, 0, "bert_ta")):
         m = views.token_map(out, pair.vectors[0], (b,))
         key = f"bert_lt_{b}"
-        tab.plotly_chart(
-            figures.heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every token of '
-                            f'{"AB"[b]}, per layer', out.model_label, fr.projector,
-                            x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
-            key=key, on_select=clicks.on_click(key, x=clicks.pick(target, m.words)), selection_mode="points")
+        with tab:
+            charts.show(figures.heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
+                                        f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
+                                        x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
+                        key=key, on_select=clicks.on_click(key, x=clicks.pick(target, m.words)),
+                        selection_mode="points")
     st.caption("Click a cell to select that token.")
 
 
@@ -106,7 +107,7 @@ def _cross_map(pair: views.WordPair) -> None:
     state.widget(st.select_slider, "bert_layer", "Layer for the A × B map",
                  options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("bert_layer")
-    st.plotly_chart(
+    charts.show(
         figures.heatmap(views.cross_map(out, layer), out.tokens[1], out.tokens[0], f"Every token of A against "
                         f"every token of B at {names[layer]}", out.model_label, fr.projector,
                         x_title="sentence B", y_title="sentence A",

@@ -9,7 +9,7 @@ from lab import compare, figures, quiz
 from lab.compare import MIN_OCCURRENCES
 from lab.figures import DepthLine
 from lab.tokenize import split_words, word_tokens
-from ui import models, state
+from ui import charts, models, state
 from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
 
@@ -104,9 +104,9 @@ def comparison_chart() -> None:
                   DepthLine(f"{c.short_label}: baseline (random words)", c.layer_names, c.depth, base,
                             COLOURS[family], dashed=True)]
     what = "Baseline-adjusted similarity" if adjusted else "Cosine similarity"
-    st.plotly_chart(figures.depth_chart(lines, f"{what} at every layer of both models", _labels(),
-                                        fr.projector, y_title="adjusted similarity" if adjusted else "cosine"),
-                    key="cmp_curves")
+    charts.show(figures.depth_chart(lines, f"{what} at every layer of both models", _labels(),
+                                    fr.projector, y_title="adjusted similarity" if adjusted else "cosine"),
+                key="cmp_curves")
     table = pd.concat([pd.DataFrame({"model": c.short_label, "layer": c.layer_names, "depth": c.depth.round(3),
                                      "cosine": c.cosine.round(4), "baseline": c.baseline.round(4),
                                      "adjusted": c.adjusted.round(4)}) for c in found.values()])
@@ -142,8 +142,8 @@ def self_similarity() -> None:
         st.info(f"“{md_escape(word)}” is too rare in the reference corpus for a self-similarity: {count} "
                 f"sentence(s) hold it, {MIN_OCCURRENCES} are needed ({'; '.join(rare)}).")
     if lines:
-        st.plotly_chart(figures.depth_chart(lines, f"Self-similarity of “{word}” in the reference corpus",
-                                            _labels(), fr.projector), key="cmp_self")
+        charts.show(figures.depth_chart(lines, f"Self-similarity of “{word}” in the reference corpus",
+                                        _labels(), fr.projector), key="cmp_self")
         st.caption("Self-similarity: the mean cosine between the word's vectors in different sentences. "
                    "Near 1, the layer gives the word one vector whatever the context; the lower it falls "
                    "towards the baseline, the more the layer depends on context.")
@@ -197,9 +197,9 @@ def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
     lines = [DepthLine(f"{t.short_label}: ROC AUC", t.layer_names, t.depth, t.auc, COLOURS[f]) for f, t in tests.items()]
     lines.append(DepthLine("chance", ["input", "top"], [0.0, 1.0], [0.5, 0.5], 7, dashed=True))
     n = len(next(iter(tests.values())).labels)
-    st.plotly_chart(figures.depth_chart(lines, f"Same or different sense? ROC AUC per layer over {n} sentence pairs",
-                                        _labels(), fr.projector, y_title="ROC AUC", y_range=(0.0, 1.05)),
-                    key="cmp_senses")
+    charts.show(figures.depth_chart(lines, f"Same or different sense? ROC AUC per layer over {n} sentence pairs",
+                                    _labels(), fr.projector, y_title="ROC AUC", y_range=(0.0, 1.05)),
+                key="cmp_senses")
     st.caption("For every pair of sentences that share an ambiguous word (bank, bat, spring, ...), the cosine "
                "of the word's two vectors. ROC AUC: how often a same-sense pair has a higher cosine than a "
                "different-sense pair (0.5 = chance, 1 = always).")
@@ -211,9 +211,9 @@ def _own_pair(tests: dict[str, compare.SenseTest]) -> None:
               for t in tests.values()}
     hover = {t.short_label: {k: [p[0] for p, lab in zip(t.pairs, t.labels) if lab == v]
                              for k, v in (("same sense", 1), ("different sense", 0))} for t in tests.values()}
-    st.plotly_chart(figures.pair_strip(groups, marks, "Your pair (sentences A and B, the selected words) among "
-                                       "the sense pairs, at each model's best layer", _labels(), fr.projector, hover),
-                    key="cmp_own")
+    charts.show(figures.pair_strip(groups, marks, "Your pair (sentences A and B, the selected words) among "
+                                   "the sense pairs, at each model's best layer", _labels(), fr.projector, hover),
+                key="cmp_own")
     for f, t in tests.items():
         if f in found:
             below_same, below_diff = compare.placed(t, float(found[f].cosine[t.best]))

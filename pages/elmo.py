@@ -9,7 +9,7 @@ import streamlit as st
 from lab import analysis, figures, quiz, sources, views
 from lab.models.elmo_io import SENSE_AUC_TARGET, best_sense_auc, embedded_metrics
 from lab.tokenize import word_tokens
-from ui import clicks, models, state
+from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
 
@@ -176,7 +176,7 @@ def explore() -> None:
     if not quiz_ui.gate(quiz.least_alike(pair.texts, {model.short_label: (pair.layer_names, pair.cosine)}), "elmo"):
         return
     wa, wb = pair.texts
-    st.plotly_chart(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at '
+    charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at '
                                          "each layer", model.label, fr.projector), key="elmo_bars")
     show_table(pd.DataFrame({"layer": pair.layer_names, "cosine": pair.cosine.round(4)}).set_index("layer").T,
                projector=fr.projector, key="elmo_curve_table")
@@ -184,7 +184,7 @@ def explore() -> None:
                "in any context; the LSTM layers mix in the sentence around it.")
     m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True)
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
-    st.plotly_chart(
+    charts.show(
         figures.heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against every word of both sentences, '
                         "per layer", model.label, fr.projector, x_title="words of A, then B", y_title="layer"),
         key="elmo_lt", selection_mode="points",
@@ -198,7 +198,7 @@ def _cross_map(stack, pair: views.WordPair) -> None:
     state.widget(st.segmented_control, "elmo_layer", "Layer for the A × B map",
                  options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("elmo_layer") if state.get("elmo_layer") is not None else len(names) - 1
-    st.plotly_chart(
+    charts.show(
         figures.heatmap(views.cross_map(stack, layer), list(tokens[1]), list(tokens[0]), "Every word of A against "
                         f"every word of B: {names[layer]}", model.label, fr.projector, x_title="sentence B",
                         y_title="sentence A", highlight=pair.words),
@@ -222,7 +222,7 @@ def determinism() -> None:
     runs, rate = int(state.get("elmo_runs")), float(state.get("elmo_dropout"))
     res = models.elmo_repeats(model, model.source, tokens[0], runs, rate)
     run_names = [f"run {i + 1}" for i in range(runs)]
-    st.plotly_chart(figures.layer_curve(run_names, res, f"Norm of lstm_outputs2 for sentence A, run {runs} times",
+    charts.show(figures.layer_curve(run_names, res, f"Norm of lstm_outputs2 for sentence A, run {runs} times",
                                         model.label, fr.projector, y_title="norm", y_range=None),
                     key="elmo_runs_chart")
     show_table(pd.DataFrame(res, index=run_names).T.round(6), projector=fr.projector, key="elmo_runs_table")

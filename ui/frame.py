@@ -54,26 +54,42 @@ class Frame:
         return [self.sentence_a, self.sentence_b]
 
 
-def _source_picker(family: str, title: str) -> str:
-    """A select box of embedded / presets / custom, plus a text box for a custom source."""
+def _source_picker(family: str, title: str, shared: bool) -> tuple[str, list[str]]:
+    """A select box of embedded / presets / custom, plus a text box for a custom source.
+
+    On a shared server (``LAB_SHARED=1``) there is no custom choice: only the embedded
+    model, the presets and the source the environment configures. A link that carries
+    another source is ignored, with a notice. Returns (source, notices).
+    """
     presets = [p for p in sources.PRESETS if p.family == family]
-    options = [sources.EMBEDDED] + [p.handle for p in presets] + [CUSTOM]
+    options = [sources.EMBEDDED] + [p.handle for p in presets]
     names = {sources.EMBEDDED: "Embedded (offline)", CUSTOM: "Custom handle or folder..."}
     names |= {p.handle: p.label for p in presets}
     env_default = sources.default_source(family)
-    state.register(**{f"{family}_src": env_default if env_default in options else CUSTOM,
-                      f"{family}_custom": "" if env_default in options else env_default})
-    choice = state.widget(st.selectbox, f"{family}_src", title, options=options,
-                          format_func=lambda o: names[o])
-    if choice == CUSTOM:
-        custom = state.widget(
-            st.text_input, f"{family}_custom", f"{title}: handle or local folder",
-            placeholder="/models/my_model  or  https://tfhub.dev/...",
-            help="A folder that holds saved_model.pb (an extracted TF Hub download), or a TF Hub "
-                 "handle (needs a network).",
-        )
-        return custom.strip() or sources.EMBEDDED
-    return choice
+    if shared and env_default not in options:  # the server's own configuration
+        options.append(env_default)
+        names[env_default] = f"Configured on this server: {env_default}"
+    if not shared:
+        options.append(CUSTOM)
+    src, custom = f"{family}_src", f"{family}_custom"
+    state.register(**{src: env_default if env_default in options else CUSTOM,
+                      custom: "" if env_default in options else env_default})
+    notices = []
+    if shared and (state.get(src) not in options or state.get(custom)):
+        notices.append(f"This is a shared server: the {title} source in the link is ignored; "
+                       "only the models in the sidebar can be used.")
+        state.put(src, env_default)
+        state.put(custom, "")
+    choice = state.widget(st.selectbox, src, title, options=options, format_func=lambda o: names[o])
+    if choice != CUSTOM:
+        return choice, notices
+    text = state.widget(
+        st.text_input, custom, f"{title}: handle or local folder",
+        placeholder="/models/my_model  or  https://tfhub.dev/...",
+        help="A folder that holds saved_model.pb (an extracted TF Hub download), or a TF Hub "
+             "handle (needs a network).",
+    )
+    return text.strip() or sources.EMBEDDED, notices
 
 
 def _use_app_navigation() -> None:
@@ -102,8 +118,11 @@ def frame(page_title: str) -> Frame:
         state.widget(st.text_area, "a", "Sentence A", height=80)
         state.widget(st.text_area, "b", "Sentence B", height=80)
         st.markdown("**Models**")
-        bert_source = _source_picker("bert", "BERT")
-        elmo_source = _source_picker("elmo", "ELMo")
+        shared = sources.shared_server()
+        bert_source, bert_notes = _source_picker("bert", "BERT", shared)
+        elmo_source, elmo_notes = _source_picker("elmo", "ELMo", shared)
+        if shared:
+            st.caption(":material/groups: Shared server: the models are set by whoever runs it.")
         projector = state.widget(st.toggle, "proj", "Projector mode",
                                  help="Large type, thick lines, colour-blind-safe high-contrast colours.")
         quiz = state.widget(st.toggle, "quiz", "Quiz mode",
@@ -113,7 +132,7 @@ def frame(page_title: str) -> Frame:
     if projector:
         st.markdown(_PROJECTOR_CSS, unsafe_allow_html=True)  # our own CSS, no user text
 
-    problems, notices, texts = [], [], []
+    problems, notices, texts = [], bert_notes + elmo_notes, []
     for name, key in (("Sentence A", "a"), ("Sentence B", "b")):
         try:
             text, notes = prepare_text(state.get(key) or "", MAX_INPUT_CHARS)

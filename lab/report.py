@@ -1,0 +1,242 @@
+"""``python -m lab report``: the lab's seven experiments, for a terminal or a handout.
+
+    python -m lab report [--a TEXT] [--b TEXT] [--word WORD] [--html FILE]
+
+The same numbers the pages show, computed by the same ``lab`` functions on whichever
+models are configured (embedded by default): 1 environment, 2 ELMo inspection, 3 ELMo
+``default`` vs ``elmo``, 4 the ambiguous word through ELMo's layers, 5 BERT's WordPiece
+inputs and three measures, 6 a minimal seeded Transformer block, 7 padding and its mask.
+``build`` returns the sections as data; ``as_text`` prints them as aligned tables and
+``as_html`` writes one self-contained HTML file (plotly.js inline, so it opens offline)
+with the figures the pages draw.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.metadata
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from lab import analysis, sources, views
+from lab.models.transformer import run_block
+from lab.tokenize import split_words
+
+DEFAULT_A = "The central bank raised interest rates yesterday."
+DEFAULT_B = "A fisherman rested on the river bank at sunset."
+VERSIONS = ("tensorflow", "tensorflow-text", "tensorflow-hub", "numpy", "streamlit", "plotly")
+
+
+@dataclass(frozen=True)
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One experiment: prose lines, tables, and figures (``lab.figures``, HTML report only)."""
+
+    title: str
+    lines: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    figures: list = field(default_factory=list)
+
+
+def version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def find_word(words: Sequence[str], word: str, name: str) -> int:
+    """Index of ``word`` (case-insensitive) in a sentence's words; a clear error if absent."""
+    folded = [w.casefold() for w in words]
+    if word.casefold() not in folded:
+        raise ValueError(f"“{word}” is not a word of sentence {name} ({' '.join(words)}).")
+    return folded.index(word.casefold())
+
+
+def _f(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def _shape(a) -> str:
+    return "(" + ", ".join(str(n) for n in np.shape(a)) + ")"
+
+
+def environment(bert, elmo, sentences: list[str]) -> Section:
+    rows = [["python", sys.version.split()[0]]] + [[d, version(d)] for d in VERSIONS]
+    models = [["BERT", bert.label, bert.source], ["ELMo", elmo.label, elmo.source]]
+    lines = [f"Sentence {n}: {s}" for n, s in zip("AB", sentences)]
+    return Section("1 · Environment", lines + [f"Shared server: {'yes' if sources.shared_server() else 'no'}"],
+                   [Table(["package", "version"], rows), Table(["family", "model", "source"], models)])
+
+
+def elmo_inspection(elmo, out) -> Section:
+    info = elmo.info()
+    lines = [f"Backend: {info.get('backend', '')}",
+             f"Parameters: {info['parameters']:,}" if info.get("parameters") else "Parameters: not reported",
+             "Signatures: " + ", ".join(info.get("signatures", []))]
+    rows = [[a.name, a.dtype, str(a.shape)] for a in views.elmo_outputs(out)]
+    return Section("2 · ELMo: signatures, output keys, dtypes and shapes", lines,
+                   [Table(["output", "dtype", "shape for the two sentences"], rows)])
+
+
+def elmo_sentence_vectors(out) -> Section:
+    sv = views.sentence_vectors(out)
+    rows = [[r.name, str(r.shape), _f(r.norm), ", ".join(f"{v:+.3f}" for v in r.first)] for r in sv.rows]
+    return Section("3 · ELMo: `default` (one vector per sentence) vs `elmo` (one per word)",
+                   [f"Cosine of the two `default` vectors: {_f(sv.default_cosine)}"],
+                   [Table(["output", "shape", "norm", "first values"], rows)])
+
+
+def elmo_word(elmo, out, ia: int, ib: int) -> Section:
+    from lab import figures
+
+    learned = elmo.mix_weights
+    weights, gamma = (learned[0], learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
+    pair = views.word_pair(views.mix(out, weights, gamma).vectors, (0, ia), (1, ib))
+    title = f'ELMo: cosine of A "{pair.texts[0]}" and B "{pair.texts[1]}" at each layer'
+    rows = [[n, _f(c)] for n, c in zip(pair.layer_names, pair.cosine)]
+    mix = "the model's learned mix" if learned is not None else "a uniform mix (no learned weights)"
+    return Section(f"4 · The ambiguous word “{pair.texts[0]}” / “{pair.texts[1]}” through ELMo's layers",
+                   [f"`elmo (mix)` uses {mix}. `word_emb` is context-free: the same word gives 1.0."],
+                   [Table(["layer", "cosine"], rows)],
+                   [figures.bar_by_layer(pair.layer_names, pair.cosine, title, out.model_label)])
+
+
+def bert_section(out, ia: int, ib: int) -> Section:
+    from lab import figures
+
+    tables = []
+    for b, name in enumerate("AB"):
+        t = views.wordpiece_table(out, b)
+        tables.append(Table([f"{name}: position"] + [str(p) for p in range(len(t.tokens))],
+                            [["token"] + t.tokens, ["input_word_ids"] + list(map(str, t.input_word_ids)),
+                             ["input_mask"] + list(map(str, t.input_mask)),
+                             ["input_type_ids"] + list(map(str, t.input_type_ids)), ["word"] + t.words]))
+    arrays = {"input_word_ids": out.bert.input_word_ids, "input_mask": out.mask,
+              "input_type_ids": out.bert.input_type_ids}
+    shapes = " · ".join(f"{k} {a.dtype} {_shape(a)}" for k, a in arrays.items())
+    pair = views.word_pair(out, (0, ia), (1, ib))
+    m = views.sentence_measures(out, pair)
+    tables.append(Table(["measure", "cosine"], [["pooled output", _f(m.pooled)],
+                                                [f'contextual token "{pair.texts[0]}" / "{pair.texts[1]}"', _f(m.token)],
+                                                ["mean-pooled content tokens", _f(m.mean_content)]]))
+    tables.append(Table(["layer", "cosine"], [[n, _f(c)] for n, c in zip(pair.layer_names, pair.cosine)]))
+    title = f'BERT: cosine of A "{pair.texts[0]}" and B "{pair.texts[1]}" at every layer'
+    return Section("5 · BERT: word pieces, model inputs and three measures", [f"Model: {out.model_label}", shapes],
+                   tables, [figures.layer_curve(pair.layer_names, {"cosine": pair.cosine}, title, out.model_label)])
+
+
+def block_section(sentences: list[str], seed: int, head: int) -> tuple[Section, Section]:
+    from lab import figures
+
+    run = run_block(sentences, seed=seed)
+    batch, c = run.batch, run.config
+    B, T = batch.token_ids.shape
+    shapes = Table(["tensor", "shape"], [["token_ids", f"({B}, {T})"], ["padding_mask", f"({B}, {T})"],
+                                         ["attention bias", f"({B}, 1, 1, {T})"],
+                                         ["attention", f"({B}, {c.num_heads}, {T}, {T})"],
+                                         ["output", f"({B}, {T}, {c.width})"]])
+    row = int(np.argmin(batch.padding_mask.sum(axis=1)))  # the shorter sentence: it has padding
+    m = run.attentions[row, head]
+    attn = Table(["query \\ key"] + batch.tokens[row], [[q] + [f"{v:.3f}" for v in r] for q, r in zip(batch.tokens[row], m)])
+    block = Section(f"6 · A minimal Transformer block (seed {seed}, random weights)",
+                    [f"Model: {run.label}", f"Head {head + 1} of sentence {'AB'[row]} (rows: queries, columns: keys)."],
+                    [shapes, attn], [figures.attention_heatmap(m, batch.tokens[row], f"Head {head + 1}, sentence "
+                                                               f"{'AB'[row]}", run.label)])
+    check = views.padding_check(m, batch.padding_mask[row])
+    rows_ok = analysis.check_attention_rows(run.attentions[row], batch.padding_mask[row])
+    sums = run.attentions[row, head][batch.padding_mask[row] > 0].sum(axis=-1)
+    unmasked = views.padding_check(run_block(sentences, seed=seed, use_mask=False).attentions[row, head],
+                                   batch.padding_mask[row])
+    padding = Section("7 · Padding and the mask", [
+        f"padding_mask of sentence {'AB'[row]}: {batch.padding_mask[row].tolist()}",
+        f"Rows of the real queries sum to: {', '.join(f'{s:.6f}' for s in sums)}",
+        f"Padded key columns: {check.padded}; largest weight on them with the mask on: {check.largest_masked!r}",
+        f"Every head: real rows sum to 1 and padded keys are exactly 0: {'yes' if rows_ok else 'NO'}",
+        f"With the mask off, the real tokens give {unmasked.leak:.1%} of their attention to padding."])
+    return block, padding
+
+
+def build(a: str, b: str, word: str | None = None, seed: int = 0, head: int = 0,
+          bert_source: str | None = None, elmo_source: str | None = None,
+          progress: Callable[[str], None] = lambda _: None) -> list[Section]:
+    """Run the seven experiments on the configured models (or the given sources)."""
+    from lab import models
+
+    progress(f"loading BERT ({bert_source or sources.default_source('bert')})...")
+    bert = models.load("bert", bert_source)
+    progress(f"loading ELMo ({elmo_source or sources.default_source('elmo')})...")
+    elmo = models.load("elmo", elmo_source)
+    progress("running the experiments...")
+    elmo_out = models.embed(elmo, [a, b])
+    bert_out = models.embed(bert, [a, b])
+    words = [split_words(a), split_words(b)]
+    if word:
+        e_ia, e_ib = find_word(words[0], word, "A"), find_word(words[1], word, "B")
+        b_ia, b_ib = find_word(bert_out.words[0], word, "A"), find_word(bert_out.words[1], word, "B")
+    else:
+        e_ia, e_ib = analysis.default_pair(*words)
+        b_ia, b_ib = analysis.default_pair(*bert_out.words)
+    block, padding = block_section([a, b], seed, head)
+    return [environment(bert, elmo, [a, b]), elmo_inspection(elmo, elmo_out), elmo_sentence_vectors(elmo_out),
+            elmo_word(elmo, elmo_out, e_ia, e_ib), bert_section(bert_out, b_ia, b_ib), block, padding]
+
+
+# --- rendering ---------------------------------------------------------------------------
+
+
+def table_text(t: Table) -> str:
+    """Aligned columns: numbers to the right, text to the left."""
+    cells = [t.header] + t.rows
+    widths = [max(len(r[i]) for r in cells if i < len(r)) for i in range(len(t.header))]
+
+    def line(row):
+        return "  ".join(c.rjust(w) if _numeric(c) else c.ljust(w) for c, w in zip(row, widths)).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(t.header), rule] + [line(r) for r in t.rows])
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def as_text(sections: list[Section]) -> str:
+    out = []
+    for s in sections:
+        out += ["", s.title, "=" * len(s.title)] + s.lines
+        for t in s.tables:
+            out += ["", table_text(t)]
+    return "\n".join(out).lstrip("\n") + "\n"
+
+
+def as_html(sections: list[Section], title: str = "Context Lab report") -> str:
+    """One self-contained page: text escaped, plotly.js inline once (opens offline)."""
+    parts, js = [], True
+    for s in sections:
+        parts.append(f"<h2>{html.escape(s.title)}</h2>")
+        parts += [f"<p>{html.escape(line)}</p>" for line in s.lines]
+        for t in s.tables:
+            head = "".join(f"<th>{html.escape(c)}</th>" for c in t.header)
+            body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows)
+            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        for fig in s.figures:
+            parts.append(fig.to_html(full_html=False, include_plotlyjs=js, config={"displaylogo": False}))
+            js = False
+    style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin:1em 0;font-size:.9em;display:block;overflow-x:auto}"
+             "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body><h1>{html.escape(title)}</h1>{''.join(parts)}</body></html>\n")

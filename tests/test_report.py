@@ -1,0 +1,82 @@
+"""`python -m lab report`: the seven experiments, with numbers equal to lab's."""
+
+import re
+
+import numpy as np
+import pytest
+
+from lab import analysis, models, report, views
+from lab.__main__ import main
+from lab.tokenize import split_words
+
+A, B = report.DEFAULT_A, report.DEFAULT_B
+
+
+@pytest.fixture(scope="module")
+def sections():
+    return report.build(A, B, word="bank")
+
+
+def table_of(section, first_header: str) -> report.Table:
+    return next(t for t in section.tables if t.header[0] == first_header)
+
+
+def test_seven_sections_in_order(sections):
+    assert [s.title.split(" · ")[0] for s in sections] == [str(i) for i in range(1, 8)]
+    assert "tensorflow" in [r[0] for r in table_of(sections[0], "package").rows]
+
+
+def test_elmo_numbers_are_labs(sections):
+    elmo = models.load("elmo")
+    out = models.embed(elmo, [A, B])
+    shapes = {r[0]: r[2] for r in table_of(sections[1], "output").rows}
+    assert shapes["lstm_outputs2"] == str(out.layer("lstm_outputs2").shape)
+    cos = float(re.search(r"vectors: ([\d.]+)", sections[2].lines[0]).group(1))
+    assert cos == pytest.approx(analysis.cosine(out.elmo.default[0], out.elmo.default[1]), abs=1e-4)
+    ia, ib = split_words(A).index("bank"), split_words(B).index("bank")
+    pair = views.word_pair(views.mix(out, [0, 0, 0], 1.0).vectors, (0, ia), (1, ib))
+    printed = {r[0]: float(r[1]) for r in table_of(sections[3], "layer").rows}
+    np.testing.assert_allclose(list(printed.values()), pair.cosine, atol=1e-4)
+    assert printed["word_emb"] == 1.0
+
+
+def test_bert_numbers_are_labs(sections, embedded_bert):
+    out = embedded_bert.run([A, B])
+    pair = views.word_pair(out, (0, out.words[0].index("bank")), (1, out.words[1].index("bank")))
+    m = views.sentence_measures(out, pair)
+    printed = [float(r[1]) for r in table_of(sections[4], "measure").rows]
+    np.testing.assert_allclose(printed, [m.pooled, m.token, m.mean_content], atol=1e-4)
+    tokens = table_of(sections[4], "A: position").rows[0][1:]
+    assert tokens[:4] == ["[CLS]", "the", "central", "bank"] and tokens[-1] == "[PAD]"
+
+
+def test_padding_section_checks_the_mask(sections):
+    lines = "\n".join(sections[6].lines)
+    assert "padded keys are exactly 0: yes" in lines
+    assert "largest weight on them with the mask on: 0.0" in lines
+    sums = [float(x) for x in re.search(r"sum to: (.*)", lines).group(1).split(", ")]
+    np.testing.assert_allclose(sums, 1.0, atol=1e-5)
+
+
+def test_text_tables_are_aligned():
+    text = report.table_text(report.Table(["name", "value"], [["a", "1.5"], ["longer", "10.25"]]))
+    assert text.splitlines() == ["name    value", "------  -----", "a         1.5", "longer  10.25"]
+
+
+def test_cli_writes_a_self_contained_html_file(tmp_path, capsys):
+    path = tmp_path / "report.html"
+    assert main(["report", "--a", "We sat on the <b>river</b> bank.", "--word", "bank", "--html", str(path)]) == 0
+    out = capsys.readouterr()
+    assert "7 · Padding and the mask" in out.out and "loading BERT" in out.err
+    page = path.read_text(encoding="utf-8")
+    assert page.count("<h2>") == 7
+    assert "&lt;b&gt;river&lt;/b&gt;" in page and "<b>river</b>" not in page  # text, never markup
+    assert not re.search(r"<script[^>]*\bsrc=", page)  # plotly.js is inline: the file opens offline
+    assert "plotly.js v" in page
+    assert page.count("Plotly.newPlot") == 3 and len(page) > 3_000_000
+
+
+def test_cli_says_when_the_word_is_missing(capsys):
+    assert main(["report", "--word", "zebra"]) == 2
+    err = capsys.readouterr().err
+    assert "“zebra” is not a word of sentence A" in err and "Traceback" not in err

@@ -1,0 +1,37 @@
+"""Every chart a page draws goes through ``show``: one place for the Plotly toolbar.
+
+The toolbar's camera button saves the figure as a PNG named after the figure's title at twice the screen resolution; Plotly draws that image in the
+browser, so it works offline. The Plotly logo link is left out (it would leave the app).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import plotly.graph_objects as go
+import streamlit as st
+
+
+def file_name(text: str) -> str:
+    """A safe file name from a figure's title: 'Cosine of A "bank"…' -> 'cosine-of-a-bank'."""
+    slug = re.sub(r"[^\w]+", "-", text.casefold(), flags=re.ASCII).strip("-")
+    return slug[:60].rstrip("-") or "figure"
+
+
+def toolbar(name: str) -> dict:
+    """Plotly's ``config`` for a chart called ``name``."""
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "filename": file_name(name), "scale": 2}}
+
+
+def title_of(fig: go.Figure) -> str:
+    """The figure's title as text (the first line: the model line below it is left out)."""
+    text = fig.layout.title.text or ""
+    return html.unescape(re.sub(r"<[^>]+>", "", text.split("<br>")[0]))
+
+
+def show(fig: go.Figure, key: str, **kwargs):
+    """``st.plotly_chart`` with the app's toolbar, the image named after the figure's title;
+    ``kwargs`` as for ``st.plotly_chart`` (``on_select``, ``selection_mode``...)."""
+    return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), **kwargs)
