@@ -192,3 +192,19 @@ def test_quiz_question_comes_from_the_numbers():
     assert q2.right == "ELMo · top" and len(q2.choices) == 4 and "“river” (sentence B)" in q2.text
     with pytest.raises(ValueError):
         quiz.least_alike(("a", "b"), {"M": (["x"], [0.1, 0.2])})
+
+
+def test_baseline_command_prints_layers_and_self_similarities(tmp_path, monkeypatch, capsys):
+    from lab.__main__ import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(SENTENCES) + "\n")
+    monkeypatch.setenv("LAB_REFERENCE_CORPUS", str(corpus))
+    monkeypatch.setenv("LAB_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["baseline", "--model", "elmo", "--words", "bank", "zebra"]) == 0
+    out = capsys.readouterr().out
+    assert "8 sentences" in out and "ELMo-mini" in out
+    rows = [line.split() for line in out.splitlines() if line.startswith(("word_emb", "lstm_outputs"))]
+    assert [r[0] for r in rows] == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    assert all(r[-2] == "too" and r[-1] == "rare" for r in rows)  # zebra: not in the corpus
+    assert "bank 6 of 6" in out and "zebra 0 of 0" in out

@@ -197,3 +197,21 @@ def test_long_emoji_cjk_and_script_input(text):
     assert not any("<script>" in m.value for m in at.markdown)  # escaped wherever it is shown
     if len(text) > 5000:
         assert any("longer than 5,000 characters" in i.value for i in at.info)
+
+
+def test_the_sense_test_section(models):
+    senses = pytest.importorskip("lab.senses", reason="lab/senses.py (the sense pairs) comes with branch "
+                                 "elmo-mini-v2, not merged into this branch yet")
+    at = run_page()
+    got = traces(at, "Same or different sense?")
+    pairs = senses.sense_pairs()
+    sentences = list(dict.fromkeys(s for p in pairs for s in p[1:3]))
+    outs = {"bert": compare.align(models["bert"].run(sentences)),
+            "elmo": models["elmo"].run([split_words(s) for s in sentences])}
+    for f, out in outs.items():
+        t = compare.sense_test(out, pairs, senses.roc_auc)
+        np.testing.assert_allclose(got[f"{t.short_label}: ROC AUC"], t.auc, atol=1e-9)
+        wrong = next(d.value for d in at.dataframe if "truth" in d.value.columns
+                     and d.value["cosine"].tolist() == [round(float(t.cosines[i, t.best]), 4) for i in t.wrong])
+        assert wrong["word"].tolist() == [t.pairs[i][0] for i in t.wrong]
+    assert any("your pair's cosine is above" in m.value for m in at.markdown)
