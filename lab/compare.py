@@ -181,10 +181,12 @@ class SenseTest:
     wrong: list[int]  # pairs ranked most wrong at ``best`` first (at most 5)
 
 
-def pair_cosines(out: LayerVectors, pairs: Sequence[tuple[str, str, str, int]], pool: str = "first") -> np.ndarray:
-    """Each pair's cosine per layer: (P, N). ``out`` is an aligned run of the pairs' sentences,
-    one row per distinct sentence in ``out.sentences``; a word the model cannot place gives NaN."""
-    row = {s: r for r, s in enumerate(out.sentences)}
+def pair_cosines(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tuple[str, str, str, int]],
+                 pool: str = "first") -> np.ndarray:
+    """Each pair's cosine per layer: (P, N). ``out`` is an aligned run of ``sentences`` (row r
+    is sentences[r]), which hold every sentence of ``pairs``; a word the model cannot place
+    gives NaN."""
+    row = {s: r for r, s in enumerate(sentences)}
     result = np.full((len(pairs), len(out.layer_names)), np.nan)
     for p, (word, a, b, _) in enumerate(pairs):
         ra, rb = row[a], row[b]
@@ -203,11 +205,11 @@ def wrongness(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
                     (pos[None, :] <= scores[:, None]).mean(axis=1))
 
 
-def sense_test(out: LayerVectors, pairs: Sequence[tuple[str, str, str, int]], roc_auc, pool: str = "first",
-               n_wrong: int = 5) -> SenseTest:
-    """Score every layer of an aligned run on the sense pairs (``roc_auc(scores, labels)``:
-    ``lab.senses.roc_auc``); pairs the model cannot place are left out."""
-    cos = pair_cosines(out, pairs, pool)
+def sense_test(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tuple[str, str, str, int]], roc_auc,
+               pool: str = "first", n_wrong: int = 5) -> SenseTest:
+    """Score every layer of an aligned run of ``sentences`` on the sense pairs
+    (``roc_auc(scores, labels)``: ``lab.senses.roc_auc``); pairs it cannot place are left out."""
+    cos = pair_cosines(out, sentences, pairs, pool)
     ok = ~np.isnan(cos).any(axis=1)
     cos, pairs = cos[ok], [p for p, keep in zip(pairs, ok) if keep]
     labels = np.array([p[3] for p in pairs], np.int64)

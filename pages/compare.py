@@ -185,7 +185,7 @@ def sense_section() -> None:
     sentences = tuple(dict.fromkeys(s for p in pairs for s in p[1:3]))
     outs = {"bert": compare.align(models.bert_run(bert, bert.source, sentences)),
             "elmo": models.elmo_run(elmo, elmo.source, tuple(tuple(split_words(s)) for s in sentences))}
-    tests = {f: compare.sense_test(out, pairs, senses.roc_auc, state.get("cmp_pool") or "first")
+    tests = {f: compare.sense_test(out, sentences, pairs, senses.roc_auc, state.get("cmp_pool") or "first")
              for f, out in outs.items()}
     _sense_chart(tests)
     _own_pair(tests)

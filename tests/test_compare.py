@@ -177,7 +177,7 @@ def test_sense_test_scores_and_ranks_the_wrong_pairs():
         pos, neg = scores[labels == 1], scores[labels == 0]
         return ((pos[:, None] > neg).sum() + 0.5 * (pos[:, None] == neg).sum()) / (len(pos) * len(neg))
 
-    t = compare.sense_test(out, pairs, auc)
+    t = compare.sense_test(out, sentences, pairs, auc)
     assert t.cosines.shape == (4, 2) and t.auc[0] == pytest.approx(auc(t.cosines[:, 0], t.labels))
     assert t.best == int(np.argmax(t.auc))
     assert all(compare.wrongness(t.cosines[:, t.best], t.labels)[i] > 0 for i in t.wrong)

@@ -209,7 +209,7 @@ def test_the_sense_test_section(models):
     outs = {"bert": compare.align(models["bert"].run(sentences)),
             "elmo": models["elmo"].run([split_words(s) for s in sentences])}
     for f, out in outs.items():
-        t = compare.sense_test(out, pairs, senses.roc_auc)
+        t = compare.sense_test(out, sentences, pairs, senses.roc_auc)
         np.testing.assert_allclose(got[f"{t.short_label}: ROC AUC"], t.auc, atol=1e-9)
         wrong = next(d.value for d in at.dataframe if "truth" in d.value.columns
                      and d.value["cosine"].tolist() == [round(float(t.cosines[i, t.best]), 4) for i in t.wrong])
