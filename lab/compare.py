@@ -109,6 +109,12 @@ class ModelCurve:
         """(cos - base) / (1 - base) per layer."""
         return analysis.adjusted(self.cosine, self.baseline)
 
+    def lines(self, adjusted: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The two lines a chart draws: (cosine, baseline), or both adjusted (the baseline is then 0)."""
+        if adjusted:
+            return self.adjusted, analysis.adjusted(self.baseline, self.baseline)
+        return self.cosine, self.baseline
+
 
 def depth(n_layers: int) -> np.ndarray:
     """Relative depth of each of N layers: 0 (input) ... 1 (top); (N,)."""
@@ -223,8 +229,27 @@ def sense_test(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tupl
                      cos, labels, pairs, best, ranked)
 
 
-def placed(test: SenseTest, cosine: float) -> tuple[float, float]:
-    """Where a cosine at the best layer falls: the share of same-sense pairs and of
-    different-sense pairs with a lower cosine."""
+SENSE_GROUPS = {"same sense": 1, "different sense": 0}
+
+
+def at_best(test: SenseTest) -> dict[str, tuple[np.ndarray, list[str]]]:
+    """The pairs' cosines at the best layer and their words, by group ("same sense", ...)."""
     at = test.cosines[:, test.best]
-    return float((at[test.labels == 1] < cosine).mean()), float((at[test.labels == 0] < cosine).mean())
+    return {name: (at[test.labels == v], [p[0] for p, lab in zip(test.pairs, test.labels) if lab == v])
+            for name, v in SENSE_GROUPS.items()}
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A person's pair among the sense pairs, at the model's best layer."""
+
+    cosine: float
+    above_same: float  # share of same-sense pairs with a lower cosine
+    above_different: float  # share of different-sense pairs with a lower cosine
+
+
+def placed(test: SenseTest, curve: ModelCurve) -> Placed:
+    """Where the curve's pair falls among the sense pairs at the test's best layer."""
+    cosine = float(curve.cosine[test.best])
+    at = test.cosines[:, test.best]
+    return Placed(cosine, float((at[test.labels == 1] < cosine).mean()), float((at[test.labels == 0] < cosine).mean()))

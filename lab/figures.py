@@ -339,21 +339,20 @@ def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projec
                    legend={"orientation": "h", "y": -0.3}, height=s["height"] + 60)
 
 
-def pair_strip(groups: dict[str, dict[str, Sequence[float]]], marks: dict[str, float | None], title: str,
-               model_label: str, projector: bool = False, hover: dict[str, dict[str, Sequence[str]]] | None = None,
-               ) -> go.Figure:
+def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]]], marks: dict[str, float | None],
+               title: str, model_label: str, projector: bool = False) -> go.Figure:
     """Cosines of labelled pairs as dots, one row per model, plus one marked value per row.
 
-    ``groups``: model -> {"same sense": cosines, "different sense": cosines}; ``marks``:
-    model -> the person's pair (None: not placed); ``hover``: the same keys -> a text per dot.
+    ``groups``: model -> {"same sense": (cosines, a hover text per dot), "different sense":
+    (...)}; ``marks``: model -> the person's pair (None: not placed).
     """
     s = style(projector)
     fig = go.Figure()
     rows = list(groups)
     for g, kind in enumerate(["same sense", "different sense"]):
         for r, model in enumerate(rows):
-            values = np.asarray(groups[model].get(kind, []), float)
-            texts = [label(t) for t in (hover or {}).get(model, {}).get(kind, [""] * len(values))]
+            cosines, hover = groups[model].get(kind, ([], []))
+            values, texts = np.asarray(cosines, float), [label(t) for t in hover]
             fig.add_trace(go.Scatter(
                 x=values, y=np.full(len(values), r) + (0.12 if g else -0.12), mode="markers",
                 name=kind, legendgroup=kind, showlegend=r == 0, text=texts,

@@ -98,7 +98,7 @@ def comparison_chart() -> None:
                             help="0 = as alike as two random words of the reference corpus at that layer; 1 = identical.")
     lines = []
     for family, c in found.items():
-        values, base = (c.adjusted, c.baseline * 0) if adjusted else (c.cosine, c.baseline)
+        values, base = c.lines(adjusted)
         lines += [DepthLine(f"{c.short_label}: “{c.texts[0]}” vs “{c.texts[1]}”", c.layer_names, c.depth, values,
                             COLOURS[family]),
                   DepthLine(f"{c.short_label}: baseline (random words)", c.layer_names, c.depth, base,
@@ -189,7 +189,7 @@ def sense_section() -> None:
              for f, out in outs.items()}
     _sense_chart(tests)
     _own_pair(tests)
-    for family, t in tests.items():
+    for t in tests.values():
         _most_wrong(t)
 
 
@@ -206,20 +206,17 @@ def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
 
 
 def _own_pair(tests: dict[str, compare.SenseTest]) -> None:
-    marks = {t.short_label: (float(found[f].cosine[t.best]) if f in found else None) for f, t in tests.items()}
-    groups = {t.short_label: {k: t.cosines[t.labels == v, t.best] for k, v in (("same sense", 1), ("different sense", 0))}
-              for t in tests.values()}
-    hover = {t.short_label: {k: [p[0] for p, lab in zip(t.pairs, t.labels) if lab == v]
-                             for k, v in (("same sense", 1), ("different sense", 0))} for t in tests.values()}
-    charts.show(figures.pair_strip(groups, marks, "Your pair (sentences A and B, the selected words) among "
-                                   "the sense pairs, at each model's best layer", _labels(), fr.projector, hover),
+    mine = {f: compare.placed(t, found[f]) for f, t in tests.items() if f in found}
+    charts.show(figures.pair_strip({t.short_label: compare.at_best(t) for t in tests.values()},
+                                   {t.short_label: mine[f].cosine if f in mine else None for f, t in tests.items()},
+                                   "Your pair (sentences A and B, the selected words) among the sense pairs, "
+                                   "at each model's best layer", _labels(), fr.projector),
                 key="cmp_own")
-    for f, t in tests.items():
-        if f in found:
-            below_same, below_diff = compare.placed(t, float(found[f].cosine[t.best]))
-            st.markdown(f"{md_escape(t.short_label)} at {md_escape(t.layer_names[t.best])}: your pair's cosine is "
-                        f"above {below_same:.0%} of the same-sense pairs and {below_diff:.0%} of the "
-                        "different-sense pairs.")
+    for f, p in mine.items():
+        t = tests[f]
+        st.markdown(f"{md_escape(t.short_label)} at {md_escape(t.layer_names[t.best])}: your pair's cosine "
+                    f"{p.cosine:.3f} is above {p.above_same:.0%} of the same-sense pairs and "
+                    f"{p.above_different:.0%} of the different-sense pairs.")
 
 
 def _most_wrong(t: compare.SenseTest) -> None:

@@ -181,8 +181,12 @@ def test_sense_test_scores_and_ranks_the_wrong_pairs():
     assert t.cosines.shape == (4, 2) and t.auc[0] == pytest.approx(auc(t.cosines[:, 0], t.labels))
     assert t.best == int(np.argmax(t.auc))
     assert all(compare.wrongness(t.cosines[:, t.best], t.labels)[i] > 0 for i in t.wrong)
-    below_same, below_diff = compare.placed(t, 2.0)
-    assert below_same == below_diff == 1.0
+    curve = compare.model_curve(m.run([["the", "bank"], ["a", "bank"]]), (0, 1), (1, 1), "first", np.zeros(2))
+    p = compare.placed(t, curve)
+    assert p.cosine == curve.cosine[t.best]
+    assert p.above_same == np.mean(t.cosines[t.labels == 1, t.best] < p.cosine)
+    groups = compare.at_best(t)
+    assert sorted(groups["same sense"][1]) == ["bank", "bat"] and len(groups["different sense"][0]) == 2
 
 
 def test_quiz_question_comes_from_the_numbers():

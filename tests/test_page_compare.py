@@ -214,4 +214,4 @@ def test_the_sense_test_section(models):
         wrong = next(d.value for d in at.dataframe if "truth" in d.value.columns
                      and d.value["cosine"].tolist() == [round(float(t.cosines[i, t.best]), 4) for i in t.wrong])
         assert wrong["word"].tolist() == [t.pairs[i][0] for i in t.wrong]
-    assert any("your pair's cosine is above" in m.value for m in at.markdown)
+    assert any("your pair's cosine" in m.value and "of the same-sense pairs" in m.value for m in at.markdown)
