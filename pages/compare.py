@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lab import compare, figures, quiz
+from lab.analysis import default_pair
 from lab.compare import MIN_OCCURRENCES
 from lab.figures import DepthLine
 from lab.tokenize import split_words, word_tokens
@@ -30,7 +31,7 @@ bert = models.model("bert", fr.bert_source)
 elmo = models.model("elmo", fr.elmo_source)
 store = models.reference_store()
 st.caption(f"BERT: **{md_escape(bert.label)}** · ELMo: **{md_escape(elmo.label)}** · reference corpus: "
-           f"{len(store.corpus.sentences):,} sentences (`{md_escape(store.corpus.path.split('/')[-1])}`)")
+           f"{len(store.corpus.sentences):,} sentences ({md_escape(store.corpus.path.split('/')[-1])})")
 
 
 def read_words() -> tuple[tuple[str, ...], ...]:
@@ -54,8 +55,6 @@ baselines = {f: models.with_progress(f"Anisotropy baseline of {m.short_label}", 
 
 def pick_words() -> tuple[int, int]:
     """Pills for a word of A and of B (by default the first content word they share)."""
-    from lab.analysis import default_pair
-
     defaults = default_pair(words[0], words[1])
     for key, row in (("cmp_wa", 0), ("cmp_wb", 1)):
         if not 0 <= state.get(key) < len(words[row]):
@@ -76,7 +75,7 @@ def curves(wa: int, wb: int) -> dict[str, compare.ModelCurve]:
             found[family] = compare.model_curve(out, (0, wa), (1, wb), state.get("cmp_pool") or "first",
                                                 baselines[family].values)
         except ValueError as exc:
-            st.warning(f"{exc}. Its curve is left out; pick another word to compare both models.")
+            st.warning(f"{md_escape(str(exc))}. Its curve is left out; pick another word to compare both models.")
     return found
 
 
