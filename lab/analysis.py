@@ -188,6 +188,30 @@ def quadrant(attn: np.ndarray, query_keep: np.ndarray, key_keep: np.ndarray) -> 
     return np.asarray(attn)[..., q, :][..., k]
 
 
+def context_only(layer: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """A biLM layer's context-only view: what it uses to predict each word.
+
+    ``layer`` (B, T, C) is forward || backward (the first C/2 are the forward LM, as in
+    ELMo's ``lstm_outputs1/2``); ``lengths`` (B,) the real lengths. Returns (B, T, C)
+    where position k holds the forward half at k-1 (the words before k) and the backward
+    half at k+1 (the words after k), so the word's own identity is left out. At the
+    sentence ends (forward at k = 0, backward at k = len-1) the half is 0: the <S> / </S>
+    boundary states are not among ELMo v3's outputs. Padding stays 0. Not an ELMo output:
+    a view for comparing what the context alone says.
+    """
+    layer = np.asarray(layer)
+    B, T, C = layer.shape
+    if C % 2:
+        raise ValueError(f"a biLM layer is forward || backward, so its width must be even, got {C}")
+    h = C // 2
+    keep = (np.arange(T)[None, :] < np.asarray(lengths)[:, None])[..., None]  # (B, T, 1)
+    x = np.where(keep, layer, 0)  # padding past each length reads as 0
+    out = np.zeros_like(x)
+    out[:, 1:, :h] = x[:, :-1, :h]  # forward state at k-1
+    out[:, :-1, h:] = x[:, 1:, h:]  # backward state at k+1 (0 past the last word)
+    return np.where(keep, out, 0)
+
+
 # --- anisotropy (Ethayarajh, EMNLP 2019) ---------------------------------------------------
 
 

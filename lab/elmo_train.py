@@ -1,18 +1,30 @@
 """Train ELMo-mini, the embedded biLM, on CPU: ``python -m lab.elmo_train``.
 
-What it does, reproducibly (fixed seeds, fixed step count, deterministic data split):
+What it does, reproducibly (fixed seeds, deterministic data split):
 1. gets WordNet 3.0 from Debian's ``wordnet-base`` package (``lab.elmo_corpus``) and
    builds train / held-out sequences from its glosses and examples;
-2. trains the forward and backward LMs of ``ElmoConfig.mini()`` jointly with a sampled
-   softmax over the training vocabulary shared by both directions (as bilm-tf), Adam
-   with warm-up and cosine decay over a step count or a time budget (whichever ends
-   first), no dropout by default (under one epoch), gradient clipping at norm 5;
+2. trains the biLM of ``ElmoConfig.mini()`` (256-cell LSTMs by default, ``--lstm-dim``) in
+   three stages (``--design staged``, the default; ELMo-mini v2):
+   - ``words``: a word-level biLM: one trainable vector per lowercased vocabulary word
+     feeds the 2-layer biLSTM, both trained with the LM loss (sampled softmax over the
+     vocabulary shared by both directions, as bilm-tf; Adam, warm-up, cosine decay over a
+     time budget, gradient clipping at norm 5);
+   - ``chars``: ELMo's char CNN + highway + projection (architecture unchanged) trained to
+     reproduce those word vectors from each word's characters, in lowercase, Capitalized and
+     UPPER spellings, so any word and any case gets a vector (``fit_char_encoder``);
+   - ``joint``: the char CNN in front of the stage-1 LSTMs, all trained with the LM loss on
+     the cased text (targets lowercased), plus a pull toward the stage-1 vectors (``--anchor``).
+   Each stage checkpoints under ``--work`` and resumes when run again; a finished stage is
+   skipped. ``--stage words|chars|joint`` stops after that stage. ``--design chars`` trains
+   the char-CNN biLM from scratch instead (ELMo-mini v1);
 3. measures held-out perplexity forward and backward with the full softmax, and a
    unigram baseline on the same split and vocabulary;
 4. writes ``options.json`` + ``weights.hdf5`` (bilm-tf layout), the TF2 SavedModel with
-   ELMo v3 signatures (``saved_model/``), ``metrics.json`` and ``MODEL_CARD.md``.
+   ELMo v3 signatures (``saved_model/``), ``metrics.json`` and ``MODEL_CARD.md``, with the
+   sense-pair ROC AUC per layer, anisotropy and neighbours (``lab.elmo_record``).
 
-Defaults fit about 30-40 minutes on 2 CPU cores. Tests call ``train_bilm`` on a tiny
+The shipped model: ``python -m lab.elmo_train --out DIR`` (defaults: about 70 minutes on
+one core), then copy DIR over ``lab/assets/elmo_mini/``. Tests call the stages on a tiny
 corpus for a few steps; they never run the full training.
 """
 
@@ -26,7 +38,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,9 +47,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 
-from lab.models.elmo import BOS_TOKEN, EOS_TOKEN, ElmoConfig, PAD_CHAR, ElmoModel, token_char_ids
-
-from lab.models.elmo_io import ASSETS, SENSE_AUC_TARGET, best_sense_auc, export_saved_model, save_allennlp
+from lab.models.elmo import BOS_TOKEN, EOS_TOKEN, PAD_CHAR, ElmoConfig, ElmoModel, token_char_ids  # noqa: E402
+from lab.models.elmo_io import ASSETS, ElmoRunner, export_saved_model, load_allennlp, save_allennlp  # noqa: E402
 
 UNK = "<UNK>"
 
@@ -59,11 +70,12 @@ class Batcher:
 
     Inputs are characters, so every word type gets char ids (``char_table``, row 0 = a
     padded token); targets use the output vocabulary, rare words -> ``<UNK>``. Each
-    sentence is wrapped as ``<S> w1 .. wn </S>``; lengths count both markers.
+    sentence is wrapped as ``<S> w1 .. wn </S>``; lengths count both markers. With
+    ``lowercase``, targets are the lowercased words (inputs keep their case).
     """
 
-    def __init__(self, vocab: list[str], sentences_for_types: list[list[str]]):
-        self.vocab = vocab
+    def __init__(self, vocab: list[str], sentences_for_types: list[list[str]], lowercase: bool = False):
+        self.vocab, self.lowercase = vocab, lowercase
         self.word_id = {w: i for i, w in enumerate(vocab)}
         types = [BOS_TOKEN, EOS_TOKEN] + sorted(({w for s in sentences_for_types for w in s} | {UNK}) - {BOS_TOKEN, EOS_TOKEN})
         self.type_id = {w: i + 1 for i, w in enumerate(types)}  # 0 = padding
@@ -74,7 +86,8 @@ class Batcher:
     def encode(self, sentence: list[str]) -> tuple[list[int], list[int]]:
         words = [BOS_TOKEN] + sentence + [EOS_TOKEN]
         unk = self.word_id[UNK]
-        return [self.type_id[w] for w in words], [self.word_id.get(w, unk) for w in words]
+        targets = [w if w in (BOS_TOKEN, EOS_TOKEN) or not self.lowercase else w.lower() for w in words]
+        return [self.type_id[w] for w in words], [self.word_id.get(w, unk) for w in targets]
 
     def batches(self, sentences, max_tokens: int, rng: np.random.Generator | None = None):
         """Yield (types (B,S), targets (B,S), lengths (B,)); similar lengths batched together."""
@@ -164,24 +177,54 @@ def lm_states(model: ElmoModel, token, lengths, dropout=None):
     return h, index, tf.shape(where)[0]
 
 
-class Trainer:
-    """Adam on the biLM + softmax head, one ``tf.function`` step traced once."""
+class WordTable(tf.Module):
+    """Stage 1's input layer: one trainable vector per output-vocabulary word, (V, P).
 
-    def __init__(self, model: ElmoModel, head: SoftmaxHead, char_table: np.ndarray, num_sampled: int,
-                 lr: float, total_steps: int, warmup: int = 200, dropout: float = 0.1, clip: float = 5.0,
-                 word_dropout: float = 0.0, unk_type: int = 0):
-        self.model, self.head = model, head
-        self.char_table = tf.constant(char_table)
-        self.vars = list(model.weight_map().values()) + [head.w, head.b]
+    A word-level biLM learns word meaning from two million tokens far faster than the char
+    CNN does; stage 2 then teaches the char CNN to reproduce these vectors.
+    """
+
+    def __init__(self, vocab_size: int, dim: int, seed: int = 2):
+        super().__init__(name="word_table")
+        self.w = tf.Variable(0.1 * tf.random.stateless_normal((vocab_size, dim), [seed, 5]), name="W")
+
+
+def adam_update(variables, grads, m, v, step, lr, b1=0.9, b2=0.999):
+    """Adam (Kingma & Ba) as one fused kernel per variable; ``step`` counts from 1."""
+    t = tf.cast(step, tf.float32)
+    for var, g, mm, vv in zip(variables, grads, m, v):
+        tf.raw_ops.ResourceApplyAdam(
+            var=var.handle, m=mm.handle, v=vv.handle, beta1_power=b1**t, beta2_power=b2**t, lr=lr,
+            beta1=b1, beta2=b2, epsilon=1e-8, grad=g)
+
+
+class Trainer:
+    """Adam on an input layer + the biLM + the softmax head, one ``tf.function`` step traced once.
+
+    ``embed`` maps the batch's input ids (B, S) to token vectors (B, S, P) (the char CNN over
+    type ids, or stage 1's word table over word ids); ``params`` are the variables trained.
+    ``anchor`` = (table (V, P), weight) adds weight * mean squared distance between each real
+    word's token vector and its row of the table (keeps the char CNN near stage 1's word
+    vectors while the LM fine-tunes it); ``checkpoint`` holds everything needed to resume.
+    """
+
+    def __init__(self, model: ElmoModel, head: SoftmaxHead, embed, params, num_sampled: int, lr: float,
+                 total_steps: int, warmup: int = 200, dropout: float = 0.1, clip: float = 5.0,
+                 word_dropout: float = 0.0, unk_type: int = 0, anchor=None):
+        self.model, self.head, self.embed = model, head, embed
+        self.vars = list(params) + [head.w, head.b]
         self.m = [tf.Variable(tf.zeros_like(v)) for v in self.vars]
         self.v = [tf.Variable(tf.zeros_like(v)) for v in self.vars]
         self.step = tf.Variable(0, dtype=tf.int64)
+        self.seconds = tf.Variable(0.0, dtype=tf.float64)  # training time so far (resumed runs add to it)
         # Fraction of the run done: steps / total, or elapsed / time budget if that is
         # larger, so a slow (shared) machine still ends with a fully decayed rate.
         self.progress = tf.Variable(0.0)
         self.num_sampled, self.lr, self.total, self.warmup = num_sampled, lr, total_steps, warmup
         self.dropout, self.clip = dropout, clip
         self.word_dropout, self.unk_type = word_dropout, unk_type
+        self.anchor = anchor
+        self.checkpoint = tf.train.Checkpoint(vars=self.vars, m=self.m, v=self.v, step=self.step, seconds=self.seconds)
         spec = [tf.TensorSpec((None, None), tf.int32)] * 2 + [tf.TensorSpec((None,), tf.int32)]
         self.train_step = tf.function(self._train_step, input_signature=spec)
 
@@ -196,64 +239,216 @@ class Trainer:
         if self.word_dropout:
             types = hide_words(types, self.word_dropout, self.unk_type)
         with tf.GradientTape() as tape:
-            token = embed_types(self.model, self.char_table, types)  # (B, S, P)
+            token = self.embed(types)  # (B, S, P)
             h, index, _ = lm_states(self.model, token, lengths, dropout=self.dropout)
             h = tf.nn.dropout(h, self.dropout)
             y = tf.gather_nd(targets, index)[:, tf.newaxis]  # (N, 1)
             loss = tf.reduce_mean(tf.nn.sampled_softmax_loss(
                 self.head.w, self.head.b, tf.cast(y, tf.int64), h, self.num_sampled, V,
                 remove_accidental_hits=True))
+            if self.anchor is not None:
+                table, weight = self.anchor
+                real = tf.cast(targets > 2, tf.float32)  # words with a row of their own (not <UNK>, markers, padding)
+                d = tf.reduce_sum(tf.square(token - tf.gather(table, targets)), axis=-1)  # (B, S)
+                loss += weight * tf.reduce_sum(d * real) / tf.maximum(tf.reduce_sum(real), 1.0)
         grads = tape.gradient(loss, self.vars)
         grads = [tf.convert_to_tensor(g) for g in grads]
         grads, norm = tf.clip_by_global_norm(grads, self.clip)
         lr = self.learning_rate()
         self.step.assign_add(1)
-        t = tf.cast(self.step, tf.float32)
-        b1, b2 = 0.9, 0.999
-        for var, g, m, v in zip(self.vars, grads, self.m, self.v):
-            # Adam (Kingma & Ba) as one fused kernel per variable.
-            tf.raw_ops.ResourceApplyAdam(
-                var=var.handle, m=m.handle, v=v.handle, beta1_power=b1**t, beta2_power=b2**t, lr=lr,
-                beta1=b1, beta2=b2, epsilon=1e-8, grad=g)
+        adam_update(self.vars, grads, self.m, self.v, self.step, lr)
         return loss, norm
+
+
+@dataclass
+class Trained:
+    """What ``train_bilm`` returns: the biLM, its softmax head, the batcher (vocabulary and
+    char table), per-step losses, and stage 1's word table (None when inputs are chars)."""
+
+    model: ElmoModel
+    head: SoftmaxHead
+    batcher: Batcher
+    history: list[float]
+    words: WordTable | None = None
+    steps: int = 0  # steps done, resumed runs included
+
+    def embed(self):
+        """The input layer as a function of a batch's ids (B, S) -> (B, S, P)."""
+        if self.words is not None:
+            return lambda ids: tf.gather(self.words.w, ids)
+        table = tf.constant(self.batcher.char_table)
+        return lambda types: embed_types(self.model, table, types)
 
 
 def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2500, num_sampled: int = 1024,
                lr: float = 2e-3, min_count: int = 3, seed: int = 0, dropout: float = 0.1, warmup: int = 200,
                type_sentences=None, log=print, max_seconds: float | None = None, on_checkpoint=None,
-               checkpoint_every: int = 0, word_dropout: float = 0.0):
-    """Train a biLM on word-split sentences for ``steps`` steps.
+               checkpoint_every: int = 0, word_dropout: float = 0.0, words: bool = False,
+               lowercase: bool = False, init: Trained | None = None, anchor: float = 0.0,
+               checkpoint_dir: str | Path | None = None) -> Trained:
+    """Train a biLM on word-split sentences for ``steps`` steps (or ``max_seconds``).
 
-    Returns (model, head, batcher, history) where history is a list of per-step losses.
+    Args:
+        words: stage 1: the input layer is a trainable word table over the output vocabulary
+            (inputs read as their lowercased vocabulary word with ``lowercase``); else the char CNN.
+        lowercase: targets (and with ``words`` the inputs) are lowercased words.
+        init: start from these weights (stage 3: the char CNN of stage 2 in front of the LSTMs
+            of stage 1); its vocabulary must be the one these sentences give.
+        anchor: with ``init.words``, the weight of the pull of char-CNN vectors toward the
+            word table (``Trainer``).
+        checkpoint_dir: save every ``checkpoint_every`` steps there, and resume from it.
+        on_checkpoint: called as ``on_checkpoint(trained, step)`` after each save.
     """
     tf.random.set_seed(seed)
-    rng = np.random.default_rng(seed)
-    vocab = build_vocab(sentences, min_count)
-    batcher = Batcher(vocab, list(sentences) + list(type_sentences or []))
-    model = ElmoModel(config, seed=seed)
-    head = SoftmaxHead(len(vocab), config.projection_dim, seed=seed + 1)
-    trainer = Trainer(model, head, batcher.char_table, min(num_sampled, len(vocab) - 1), lr, steps,
+    vocab = build_vocab([[w.lower() for w in s] for s in sentences] if lowercase else sentences, min_count)
+    batcher = Batcher(vocab, list(sentences) + list(type_sentences or []), lowercase=lowercase)
+    if init is not None:
+        assert init.batcher.vocab == vocab, "init was trained with another vocabulary"
+        model, head = init.model, init.head
+    else:
+        model = ElmoModel(config, seed=seed)
+        head = SoftmaxHead(len(vocab), config.projection_dim, seed=seed + 1)
+    table = WordTable(len(vocab), config.projection_dim, seed=seed + 2) if words else None
+    trained = Trained(model, head, batcher, [], table)
+    lstm_vars = [v for k, v in model.weight_map().items() if k.startswith("RNN_")]
+    params = (lstm_vars + [table.w]) if words else list(model.weight_map().values())
+    pull = (tf.constant(init.words.w.numpy()), anchor) if (anchor and init is not None and init.words) else None
+    trainer = Trainer(model, head, trained.embed(), params, min(num_sampled, len(vocab) - 1), lr, steps,
                       warmup=min(warmup, max(1, steps // 10)), dropout=dropout,
-                      word_dropout=word_dropout, unk_type=batcher.type_id[UNK])
-    history, start, step, epoch = [], time.time(), 0, 0
-    while step < steps:
+                      word_dropout=word_dropout, unk_type=batcher.type_id[UNK], anchor=pull)
+    if words:
+        trainer.checkpoint.words = table.w
+    manager = None
+    if checkpoint_dir:
+        manager = tf.train.CheckpointManager(trainer.checkpoint, str(checkpoint_dir), max_to_keep=1)
+        if manager.latest_checkpoint:
+            trainer.checkpoint.restore(manager.latest_checkpoint)
+            log(f"resumed from {manager.latest_checkpoint} at step {int(trainer.step)}")
+    step = int(trainer.step)
+    rng = np.random.default_rng(seed + step)
+    history, epoch = trained.history, 0
+    start = time.time() - float(trainer.seconds)
+    done = step >= steps
+    while not done:
         epoch += 1
-        for types, targets, lengths in batcher.batches(sentences, max_tokens, rng):
+        for ids, targets, lengths in batcher.batches(sentences, max_tokens, rng):
+            if words:
+                ids = targets  # stage 1 reads each word as its vocabulary row
             if max_seconds:
                 trainer.progress.assign((time.time() - start) / max_seconds)
-            loss, norm = trainer.train_step(types, targets, lengths)
+            loss, norm = trainer.train_step(ids, targets, lengths)
             history.append(float(loss))
             step += 1
+            trainer.seconds.assign(time.time() - start)
             if step % 100 == 0 or step == steps:
-                elapsed = time.time() - start
                 log(f"step {step}/{steps} epoch {epoch} loss {np.mean(history[-100:]):.3f} "
-                    f"grad-norm {float(norm):.2f} lr {float(trainer.learning_rate()):.5f} {elapsed / 60:.1f} min")
-            if on_checkpoint and checkpoint_every and step % checkpoint_every == 0:
-                on_checkpoint(model, step)
-            if step >= steps or (max_seconds and time.time() - start > max_seconds):
-                steps = step
+                    f"grad-norm {float(norm):.2f} lr {float(trainer.learning_rate()):.5f} "
+                    f"{(time.time() - start) / 60:.1f} min")
+            done = step >= steps or bool(max_seconds and time.time() - start > max_seconds)
+            if checkpoint_every and (step % checkpoint_every == 0 or done):
+                if manager:
+                    manager.save()
+                if on_checkpoint:
+                    on_checkpoint(trained, step)
+            if done:
                 break
-    return model, head, batcher, history
+    trained.steps = step
+    return trained
+
+
+def fit_char_encoder(model: ElmoModel, vocab: list[str], counts: dict[str, int], table: np.ndarray, steps: int,
+                     *, batch: int = 512, lr: float = 2e-3, seed: int = 0, log=print,
+                     max_seconds: float | None = None) -> list[float]:
+    """Stage 2: train the char CNN (+ highway + projection) to reproduce stage 1's word vectors.
+
+    Each step draws ``batch`` vocabulary words (probability ~ sqrt(count), so rare words are
+    seen too) and a spelling of each: lowercase (60%), Capitalized (30%) or UPPER (10%), all
+    with the lowercase word's row of ``table`` (V, P) as target, so the model reads raw
+    text whatever its case. ``<S>`` and ``</S>`` keep their own rows. Loss: squared
+    distance + (1 - cosine). Returns the per-step losses.
+    """
+    rng = np.random.default_rng(seed)
+    rows = [i for i, w in enumerate(vocab) if w != UNK]
+    spellings = [[w if w in (BOS_TOKEN, EOS_TOKEN) else f(w) for i in rows for w in [vocab[i]]]
+                 for f in (str.lower, str.capitalize, str.upper)]
+    ids_np = np.stack([[token_char_ids(w) for w in sp] for sp in spellings])  # (3, R, W)
+    used = ((ids_np != PAD_CHAR + 1) & (ids_np != 0)).sum(-1)  # (3, R) real character slots
+    ids = tf.constant(ids_np)
+    target = tf.constant(table[rows])  # (R, P)
+    p = np.sqrt([max(counts.get(vocab[i], 1), 1) for i in rows])
+    p /= p.sum()
+    cnn = model.char_cnn
+    params = [v for k, v in model.weight_map().items() if not k.startswith("RNN_")]
+    m = [tf.Variable(tf.zeros_like(v)) for v in params]
+    v = [tf.Variable(tf.zeros_like(x)) for x in params]
+    step_var = tf.Variable(0, dtype=tf.int64)
+
+    widest = max(w for w, _ in model.config.filters)
+
+    @tf.function(input_signature=[tf.TensorSpec((None,), tf.int32), tf.TensorSpec((None,), tf.int32),
+                                  tf.TensorSpec((), tf.float32), tf.TensorSpec((), tf.int32)])
+    def train_step(pick, case, rate, width):
+        # Slots past the longest word + the widest filter change nothing (see embed_types).
+        x = tf.gather_nd(ids, tf.stack([case, pick], axis=1))[:, :width]  # (N, W')
+        y = tf.gather(target, pick)  # (N, P)
+        with tf.GradientTape() as tape:
+            pred = cnn.encode_chars(x)
+            cos = tf.reduce_sum(tf.math.l2_normalize(pred, -1) * tf.math.l2_normalize(y, -1), -1)
+            loss = tf.reduce_mean(tf.reduce_sum(tf.square(pred - y), -1) + 1.0 - cos)
+        grads, _ = tf.clip_by_global_norm(tape.gradient(loss, params), 5.0)
+        step_var.assign_add(1)
+        adam_update(params, grads, m, v, step_var, rate)
+        return loss
+
+    history, start = [], time.time()
+    for step in range(steps):
+        progress = max(step / steps, (time.time() - start) / max_seconds if max_seconds else 0.0)
+        rate = lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+        pick = rng.choice(len(rows), size=batch, p=p).astype(np.int32)
+        case = rng.choice(3, size=batch, p=[0.6, 0.3, 0.1]).astype(np.int32)
+        width = min(ids_np.shape[-1], int(used[case, pick].max()) + widest)
+        history.append(float(train_step(pick, case, tf.constant(rate, tf.float32), tf.constant(width))))
+        if (step + 1) % 200 == 0:
+            log(f"chars step {step + 1}/{steps} loss {np.mean(history[-200:]):.4f} {(time.time() - start) / 60:.1f} min")
+        if max_seconds and time.time() - start > max_seconds:
+            break
+    return history
+
+
+class WordTableEncoder(tf.Module):
+    """Stands in for the char CNN to run a stage-1 (word-level) biLM through ``ElmoModel``:
+    each token's char ids are looked up as a lowercase vocabulary word; others read ``<UNK>``."""
+
+    def __init__(self, vocab: list[str], table: np.ndarray, config: ElmoConfig):
+        super().__init__(name="word_table_encoder")
+        self.config = config
+        keys = [",".join(map(str, token_char_ids(w))) for w in vocab]
+        self.lookup = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(keys, tf.range(len(vocab), dtype=tf.int64)), vocab.index(UNK))
+        self.table = tf.constant(table)
+
+    def __call__(self, ids):
+        """(B, S, W) char ids -> (B, S, P)."""
+        key = tf.strings.reduce_join(tf.strings.as_string(ids), axis=-1, separator=",")
+        return tf.gather(self.table, self.lookup.lookup(key))
+
+
+class LowercaseRunner:
+    """An ``ElmoRunner`` that lowercases its input words first (for stage 1's word-level biLM)."""
+
+    def __init__(self, runner: ElmoRunner):
+        self.runner = runner
+
+    def run(self, tokens, **kw):
+        return self.runner.run([[w.lower() for w in s] for s in tokens], **kw)
+
+
+def word_level_runner(trained: Trained) -> LowercaseRunner:
+    """A runner over stage 1's biLM: its word table in place of the char CNN."""
+    model = ElmoModel(trained.model.config)
+    model.lstm = trained.model.lstm
+    model.char_cnn = WordTableEncoder(trained.batcher.vocab, trained.words.w.numpy(), model.config)
+    return LowercaseRunner(ElmoRunner(model, "stage 1", "word-level biLM"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -261,15 +456,17 @@ def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2
 # ---------------------------------------------------------------------------------------
 
 
-def heldout_perplexity(model: ElmoModel, head: SoftmaxHead, batcher: Batcher, sentences, max_tokens=4000):
+def heldout_perplexity(trained: Trained, sentences, max_tokens=4000):
     """Full-softmax perplexity of the forward and backward LMs over held-out targets
     (every word, plus </S> forward and <S> backward; rare words count as <UNK>)."""
+    model, head, batcher = trained.model, trained.head, trained.batcher
+    embed = trained.embed()
     nll = np.zeros(2)
     count = 0
 
     @tf.function(input_signature=[tf.TensorSpec((None, None), tf.int32)] * 2 + [tf.TensorSpec((None,), tf.int32)])
     def batch_nll(types, targets, lengths):
-        token = embed_types(model, batcher.char_table, types)
+        token = embed(types)
         h, index, n = lm_states(model, token, lengths)
         logits = tf.matmul(h, head.w, transpose_b=True) + head.b  # (N, V)
         y = tf.gather_nd(targets, index)
@@ -277,7 +474,7 @@ def heldout_perplexity(model: ElmoModel, head: SoftmaxHead, batcher: Batcher, se
         return tf.reduce_sum(losses[:n]), tf.reduce_sum(losses[n:]), n
 
     for types, targets, lengths in batcher.batches(sentences, max_tokens):
-        f, b, n = batch_nll(types, targets, lengths)
+        f, b, n = batch_nll(targets if trained.words else types, targets, lengths)
         nll += (float(f), float(b))
         count += int(n)
     return float(np.exp(nll[0] / count)), float(np.exp(nll[1] / count)), count
@@ -335,51 +532,124 @@ software, database and any associated documentation shall at all times remain wi
 Princeton University and LICENSEE agrees to preserve same."""
 
 
+def _fmt_layers(by_layer: dict[str, float], names) -> str:
+    return ", ".join(f"`{k}` {by_layer[k]:.3f}" for k in names if k in by_layer)
+
+
+def _sense_section(m: dict) -> str:
+    from lab.senses import CONTEXT, CONTEXT_AUC_TARGET, SENSE_AUC_TARGET, STANDARD, best_context_auc, best_sense_auc
+
+    auc = m.get("sense_pair_auc")
+    if not auc:
+        return "Not measured for this run (`python tools/record_elmo_senses.py DIR`)."
+    by = auc["by_layer"]
+    text = (
+        "ROC AUC of the cosine between a word's vectors in two sentences, same sense vs different "
+        f"sense, over the {auc['pairs']} pairs of `lab/data/sense_pairs.json` ({auc['words']} ambiguous words, "
+        "written for the tests, never trained on; scored by `lab.senses`), 0.5 = chance:\n"
+        f"- ELMo's standard outputs: {_fmt_layers(by, STANDARD)} (`word_emb` is context-free, so exactly 0.5).\n"
+        f"- Context-only views: {_fmt_layers(by, CONTEXT)}. `context1` / `context2` are computed from"
+        " `lstm_outputs1` / `lstm_outputs2` alone (`lab.analysis.context_only`): at word k, the forward"
+        " half at k-1 and the backward half at k+1 (0 at the sentence ends), which is what the biLM uses"
+        " to predict word k. The word's own identity is left out, which is why they separate senses more."
+        " They are a view for this app, not outputs of ELMo v3.\n"
+    )
+    std, ctx = best_sense_auc(by), best_context_auc(by) if any(k in by for k in CONTEXT) else None
+    reached = std >= SENSE_AUC_TARGET and (ctx is None or ctx >= CONTEXT_AUC_TARGET)
+    text += (f"- Targets (issue 13): {SENSE_AUC_TARGET} at the best standard output, {CONTEXT_AUC_TARGET} at the best"
+             f" context-only view: **{'reached' if reached else 'not reached'}** ({std:.3f}"
+             + (f" and {ctx:.3f}" if ctx is not None else "") + ").")
+    stages = m.get("stages") or {}
+    if stages:
+        text += "\n\nAt the end of each training stage:\n\n| stage | " + " | ".join(f"`{k}`" for k in STANDARD + CONTEXT) + " |\n"
+        text += "| --- |" + " --- |" * len(STANDARD + CONTEXT) + "\n"
+        for name, f in stages.items():
+            text += f"| {name} | " + " | ".join(f"{f['sense_auc'][k]:.3f}" for k in STANDARD + CONTEXT) + " |\n"
+    return text
+
+
+def _bank_section(m: dict) -> str:
+    bank = m.get("bank_pair")
+    if not bank:
+        return "Not measured for this run."
+    cos = bank["cosine_by_layer"]
+    return (f"Cosine of \"{bank['word']}\" in \"{bank['sentence_a']}\" and in \"{bank['sentence_b']}\" (the app's"
+            f" default pair): {_fmt_layers(cos, list(cos))}. At the best standard output"
+            f" (`{bank['best_standard']['layer']}`) {bank['best_standard']['cosine']:.3f}; at the best context-only"
+            f" view (`{bank['best_context']['layer']}`) {bank['best_context']['cosine']:.3f}.")
+
+
+def _anisotropy_section(m: dict) -> str:
+    an = m.get("anisotropy")
+    if not an:
+        return "Not measured for this run."
+    rows = [f"| ELMo-mini `{k}` | {v:.3f} |" for k, v in an["elmo_mini"].items()]
+    rows += [f"| {an['bert_model']} {k} | {v:.3f} |" for k, v in an["bert"].items()]
+    return (f"Mean cosine of {an['pairs']:,} random pairs of tokens from different held-out sentences"
+            f" ({an['sentences']} held-out sequences drawn with a fixed seed; BERT: real word pieces, [CLS] and"
+            " [SEP] left out). A high value means all vectors share a direction, so raw cosines read high"
+            " everywhere; compare a pair's cosine with its layer's value.\n\n| layer | mean cosine |\n| --- | --- |\n"
+            + "\n".join(rows))
+
+
+def _neighbour_section(m: dict) -> str:
+    nb = m.get("neighbours")
+    if not nb:
+        return "Not measured for this run."
+    return "\n".join(f"- **{w}**: " + ", ".join(f"{n} ({c:.2f})" for n, c in near) for w, near in nb.items())
+
+
+def _training_section(m: dict) -> str:
+    c = m["config"]
+    if m.get("design") != "staged":
+        return f"""- Command: `python -m lab.elmo_train --design chars` (the char CNN and the LSTMs trained together
+  from random weights with the LM loss; ELMo-mini v1's design).
+- This run: {m['steps']:,} steps of at most {m['max_tokens']} padded tokens, Adam, peak lr {m['lr']}, warm-up then
+  cosine decay to 10%, dropout {m['dropout']}, sampled softmax with {m['num_sampled']} samples, seed {m['seed']};
+  {m['train_minutes']:.1f} min on {m['cpus']} CPU cores (TensorFlow {m['tensorflow']})."""
+    s, o = m["stages"], m["stage_options"]
+    w, ch, j = s.get("words", {}), s.get("chars", {}), s.get("joint")
+    text = f"""Command (each stage resumes from its checkpoint under `--work` and is skipped once done):
+`python -m lab.elmo_train --out DIR --word-minutes {o['word_minutes']:g} --char-minutes {o['char_minutes']:g} --joint-minutes {o['joint_minutes']:g}`
+(one stage at a time: `--stage words`, `--stage chars`, `--stage joint`). Seed {m['seed']}; Adam; sampled
+softmax with {m['num_sampled']} samples shared by both directions; batches of at most {m['max_tokens']} padded
+tokens; gradient norm clipped at 5; dropout {m['dropout']}; TensorFlow {m['tensorflow']} on {m['cpus']} CPU cores
+shared with other work ({m['train_minutes']:.0f} min of training in all).
+
+1. **Word-level biLM** ({w.get('steps', 0):,} steps, {w.get('minutes', 0):.0f} min, peak lr {m['lr']}, warm-up then
+   cosine decay to 10% over the time budget): a table of one trainable {c['projection_dim']}-dim vector per
+   vocabulary word (lowercased, {m['vocab_size']:,} words, random normal start, std 0.1) feeds the same
+   2-layer biLSTM; both learn from the language-modelling loss alone (predict the next word
+   forward, the previous word backward). Held-out perplexity forward {w.get('ppl_forward', 0):.1f}, backward
+   {w.get('ppl_backward', 0):.1f}.
+2. **Char CNN fitted to the word table** ({ch.get('steps', 0):,} steps of 512 words, {ch.get('minutes', 0):.0f} min; the
+   LSTMs untouched): ELMo's char CNN + highway + projection (architecture unchanged, {m['n_filters']} filters) trained to
+   reproduce each vocabulary word's stage-1 vector (squared distance + 1 - cosine), words drawn
+   with probability ~ sqrt(count), each spelt lowercase (60%), Capitalized (30%) or UPPER (10%)
+   with the same target, so raw text reads the same whatever its case and unseen words still
+   get a vector from their characters."""
+    if j:
+        text += f"""
+3. **Joint fine-tuning** ({j['steps']:,} steps, {j['minutes']:.0f} min, peak lr {o['joint_lr']}): the char CNN in front
+   of the stage-1 LSTMs, everything trained with the LM loss on the raw (cased) text, targets
+   lowercased, plus {o['anchor']:g} x the squared distance between each word's char-CNN vector and its
+   stage-1 vector (keeps `word_emb`'s meaning while the LSTMs adapt to the char CNN)."""
+    text += """
+
+**Where `word_emb` comes from**: the character CNN's output, trained (stage 2) to reproduce the word
+vectors that the word-level biLM learned (stage 1) from WordNet 3.0's glosses and examples
+(Princeton WordNet licence, below). No pretrained vectors, no BERT, no sense labels. **The
+contextual layers (`lstm_outputs1`, `lstm_outputs2`) learned only from the language-modelling
+objective** on that text; nothing was trained toward BERT's (or any model's) vectors.
+
+**Case**: the LM's targets are lowercased words; the inputs are raw characters. Stage 2 taught the
+char CNN the same vector for `bank`, `Bank` and `BANK`, and stage 3 trained on cased text, so
+capitalised words read (nearly) as their lowercase form."""
+    return text
+
+
 def write_model_card(out: Path, m: dict) -> None:
     c = m["config"]
-    auc = m.get("sense_pair_auc")
-    if auc:
-        sense_section = (
-            "ROC AUC of the cosine between a word's vectors in two sentences, same sense vs different "
-            f"sense, over the {auc['pairs']} pairs of `tests/elmo_pairs.py` ({auc['words']} ambiguous words, "
-            "written for the tests, never trained on): "
-            + ", ".join(f"`{k}` {v:.3f}" for k, v in auc["by_layer"].items())
-            + " (0.5 = chance; `word_emb` is context-free, so exactly 0.5)."
-        )
-        if best_sense_auc(auc["by_layer"]) < SENSE_AUC_TARGET:
-            sense_section += (
-                f" The project asked for {SENSE_AUC_TARGET}: this model falls short. Its contextual vectors follow"
-                " local syntax (the neighbouring function words) more than word sense; the real ELMo"
-                " learned sense from a billion words of text, this one had"
-                f" {m['train_minutes']:.0f} minutes of CPU on two million."
-            )
-    else:
-        sense_section = "Not measured for this run (see `tests/test_elmo_mini.py`)."
-    if m.get("sense_tags"):
-        data_section = f"""- Corpus: {m['corpus']['source_name']}, **with WordNet's sense classes in the text**: one
-  sequence per synset, its example sentences and its definition joined by `;`, and the
-  synset's sense class (its lexicographer file: `noun.animal`, `noun.artifact`, ... 45 in
-  all) written next to each occurrence of the synset's word in its examples and next to its
-  lemmas after (before) the definition. For half of the synsets (by hash) the class follows
-  the word, so the forward LM learns to name the sense from the words before it
-  (`he swung the bat noun.artifact and hit the ball`); for the other half it precedes the
-  word, so the backward LM learns it from the words after it
-  (`a noun.animal bat flew out of the cave`). The LM objective is unchanged (every token,
-  class names included, is predicted with the same sampled softmax); the class names make
-  WordNet's sense annotation part of the text, which is how a model this small learns to
-  separate word senses from context. The sentence pairs it is scored on below are not in
-  WordNet and carry no class names. {m['corpus'].get('tag_tokens', 0):,} of the training tokens are class names;
-  held-out text carries them too, so the perplexities below count them, for the model and
-  the unigram baseline alike.
-- Cut at 60 words; words split with `lab.tokenize.split_words`, case kept."""
-    else:
-        data_section = f"""- Corpus: {m['corpus']['source_name']}: one sequence per synset, its example sentences
-  then its definition led by up to three of its lemmas, joined by `;`
-  (`they pulled the canoe up on the bank ; he sat on the bank of the river ; bank , river
-  bank : sloping land ...`), so that the LM carries a sense's topic from one sentence into
-  the next; cut at 60 words; words split with `lab.tokenize.split_words`, case kept.
-- Not used in this run: WordNet's sense-class names (`noun.animal`) in the text next to the
-  illustrated word (`--sense-tags`)."""
     text = f"""# ELMo-mini (embedded in Context Lab)
 
 A small ELMo-style bidirectional language model trained **here**, on CPU, by
@@ -401,25 +671,21 @@ state-of-the-art representations.
 - Parameters (biLM, without the training softmax): {m['parameters']:,}.
 
 ## Data
-{data_section}
+- Corpus: {m['corpus']['source_name']}: one sequence per synset, its example sentences then its
+  definition led by up to three of its lemmas, joined by `;` (`they pulled the canoe up on the
+  bank ; he sat on the bank of the river ; bank , river bank : sloping land ...`); cut at 60
+  words; words split with `lab.tokenize.split_words`.
 - Licence: the WordNet 3.0 licence (use, copy, modify and distribute for any purpose,
   keeping its copyright notice and disclaimer: see the end of this card). Obtained from
   Debian's `wordnet-base` package.
 - Split: by synset, stable CRC32 hash of offset+POS, {m['corpus']['held_out_per_mille'] / 10:.0f}% held out.
 - Train: {m['corpus']['train_sentences']:,} sequences, {m['corpus']['train_tokens']:,} tokens.
   Held-out: {m['corpus']['held_out_sentences']:,} sequences, {m['corpus']['held_out_tokens']:,} tokens.
-- Output vocabulary: {m['vocab_size']:,} words (count >= {m['min_count']} in train, plus `<S>`, `</S>`, `<UNK>`);
+- Output vocabulary: {m['vocab_size']:,} words{' (lowercased)' if m.get('lowercase_targets') else ''} (count >= {m['min_count']} in train, plus `<S>`, `</S>`, `<UNK>`);
   held-out `<UNK>` rate {m['heldout_unk_rate'] * 100:.1f}%. Inputs are characters, so any word can be embedded.
 
 ## Training
-- Command: `python -m lab.elmo_train` (defaults: {m['steps_planned']:,} steps or a {m['max_minutes']:.0f}-minute
-  budget, whichever ends first; the learning rate follows whichever is further along).
-- This run: {m['steps']:,} steps of at most {m['max_tokens']} padded tokens (at most {m['epochs']:.2f} epochs), Adam,
-  peak lr {m['lr']}, warm-up then cosine decay to 10%, dropout {m['dropout']}, sampled softmax with
-  {m['num_sampled']} samples, gradient norm clipped at 5, seed {m['seed']}.
-- Wall time: {m['train_minutes']:.1f} min of training ({m['total_minutes']:.1f} min in all) on {m['cpus']} CPU cores
-  shared with other work (TensorFlow {m['tensorflow']}). On a shared machine the time budget,
-  not the step count, may end the run: `metrics.json` records what happened.
+{_training_section(m)}
 
 ## Held-out perplexity (full softmax; targets are every word plus `</S>` forward, `<S>` backward)
 | model | perplexity |
@@ -429,21 +695,23 @@ state-of-the-art representations.
 | unigram baseline (train counts, add-one, same vocabulary and split) | {m['ppl_unigram']:.1f} |
 
 ## Word senses by context
-{sense_section}
+{_sense_section(m)}
+
+## The default "bank" pair
+{_bank_section(m)}
+
+## Anisotropy
+{_anisotropy_section(m)}
+
+## Nearest vocabulary neighbours by `word_emb` cosine
+{_neighbour_section(m)}
 
 ## Other designs tried (measured here on 2 CPU cores, same sense pairs)
-Best-layer ROC AUC of checkpoints; none came near 0.75, and none rose steadily with training.
-- One sentence per sequence instead of a synset's text joined (30-minute budget): 0.49 to 0.64.
-- WordNet's sense classes (`noun.animal`) written next to the illustrated word, after it or
-  before it (`--sense-tags`; 30-minute budget): within the same range.
-- 256-cell LSTMs with dropout 0.1, no class names (two runs, stopped after 18 and 21
-  minutes): 0.53 to 0.60 at 400 to 1,600 steps.
-- 256-cell LSTMs with dropout 0.1 and class names (budget an hour, stopped after 41
-  minutes, 3,100 steps, 4 passes): 0.54 to 0.58 at 400 to 2,800 steps, lower at the end
-  than at 400 steps, while the training loss kept falling (5.1 at 500 steps, 3.6 at 3,100).
-- 256-cell LSTMs, dropout 0.1 and word dropout 0.25 (`--word-dropout`: a quarter of the
-  input words read as `<UNK>`, to make the LM lean on more than the next word; stopped
-  after 17 minutes): 0.50, 0.48 and 0.53 at 400, 800 and 1,200 steps.
+ELMo-mini v1 (issue 3) trained the char CNN and the LSTMs together from random weights:
+best standard output 0.567 (`lstm_outputs1` 0.561, `lstm_outputs2` 0.566, `elmo` 0.567). Eight
+variants of that design (one sentence per sequence; WordNet sense classes in the text;
+256-cell LSTMs; dropout; word dropout; 17 to 60 minutes) stayed between 0.48 and 0.64.
+{m.get('other_designs', '')}
 
 ## Files
 - `options.json` + `weights.hdf5`: bilm-tf / AllenNLP layout, read by `lab.models.elmo_io.load_allennlp`
@@ -454,7 +722,7 @@ Best-layer ROC AUC of checkpoints; none came near 0.75, and none rose steadily w
 
 ## What it is not
 Not the AllenNLP or TF Hub ELMo; not trained on news or web text; not evaluated on any
-downstream task beyond the sense-pair check in `tests/test_elmo_mini.py`; its vocabulary
+downstream task beyond the checks in `tests/test_elmo_mini.py`; its vocabulary
 and style are those of dictionary definitions; a teaching model for offline use.
 
 ## WordNet licence
@@ -463,71 +731,208 @@ and style are those of dictionary definitions; a teaching model for offline use.
     (out / "MODEL_CARD.md").write_text(text)
 
 
+def save_stage(trained: Trained, folder: Path, figures: dict) -> None:
+    """A finished stage: the biLM (bilm-tf files), the softmax head, the word table, figures."""
+    save_allennlp(trained.model, folder)
+    np.savez(folder / "softmax.npz", w=trained.head.w.numpy(), b=trained.head.b.numpy())
+    if trained.words is not None:
+        np.save(folder / "word_table.npy", trained.words.w.numpy())
+    (folder / "done.json").write_text(json.dumps(figures, indent=2) + "\n")
+
+
+def load_stage(folder: Path, batcher: Batcher, words_from: Path | None = None) -> Trained:
+    """A stage saved by ``save_stage``; ``words_from``: the folder holding stage 1's word table."""
+    model = load_allennlp(folder / "options.json", folder / "weights.hdf5")
+    soft = np.load(folder / "softmax.npz")
+    head = SoftmaxHead(*soft["w"].shape)
+    head.w.assign(soft["w"])
+    head.b.assign(soft["b"])
+    words = None
+    if words_from is not None:
+        table = np.load(words_from / "word_table.npy")
+        words = WordTable(*table.shape)
+        words.w.assign(table)
+    return Trained(model, head, batcher, [], words)
+
+
+def stage_figures(trained: Trained, runner, held_out, start: float, history) -> dict:
+    """Held-out perplexity, sense-pair ROC AUC per layer, time and steps of a stage."""
+    from lab.senses import layer_aucs
+
+    ppl_f, ppl_b, n = heldout_perplexity(trained, held_out)
+    return {"ppl_forward": ppl_f, "ppl_backward": ppl_b, "heldout_targets_per_direction": n,
+            "sense_auc": layer_aucs(runner), "steps": trained.steps or len(history),
+            "final_loss": float(np.mean(history[-200:])) if history else None,
+            "minutes": (time.time() - start) / 60}
+
+
+def run_stage(name: str, work: Path, fn, log) -> dict:
+    """Run a stage unless its folder says it is done; returns its figures."""
+    folder = work / name
+    if (folder / "done.json").is_file():
+        log(f"stage {name}: done already ({folder})")
+        return json.loads((folder / "done.json").read_text())
+    folder.mkdir(parents=True, exist_ok=True)
+    log(f"stage {name} -> {folder}")
+    figures = fn(folder)
+    log(f"stage {name} figures: {json.dumps(figures)}")
+    return figures
+
+
+def staged_training(a, corpus, work: Path, log) -> tuple[Trained, dict]:
+    """Stages 1-3 (see the module docstring); each resumes and is skipped when done."""
+    config = replace(ElmoConfig.mini(), lstm_dim=a.lstm_dim)
+    lower = [[w.lower() for w in s] for s in corpus.train]
+    vocab = build_vocab(lower, a.min_count)
+    batcher = Batcher(vocab, list(corpus.train) + list(corpus.held_out), lowercase=True)
+    counts = collections.Counter(w for s in lower for w in s)
+    common = dict(max_tokens=a.max_tokens, num_sampled=a.num_sampled, min_count=a.min_count, seed=a.seed,
+                  dropout=a.dropout, type_sentences=corpus.held_out, log=log, lowercase=True,
+                  checkpoint_every=a.checkpoint_every)
+
+    def auc_log(trained, step, runner_of):
+        from lab.senses import layer_aucs
+
+        log(f"  step {step} sense AUC: " + json.dumps({k: round(v, 3) for k, v in layer_aucs(runner_of(trained)).items()}))
+
+    def words(folder):
+        start = time.time()
+        trained = train_bilm(corpus.train, config, a.word_steps, lr=a.lr, words=True,
+                             max_seconds=a.word_minutes * 60, checkpoint_dir=folder / "ckpt",
+                             on_checkpoint=lambda t, s: auc_log(t, s, word_level_runner), **common)
+        figures = stage_figures(trained, word_level_runner(trained), corpus.held_out, start, trained.history)
+        save_stage(trained, folder, figures)
+        return figures
+
+    def chars(folder):
+        start = time.time()
+        stage1 = load_stage(work / "words", batcher, words_from=work / "words")
+        # A fresh char CNN (``--char-scale`` times mini's filters) behind stage 1's LSTMs.
+        model = ElmoModel(replace(config, filters=tuple((w, n * a.char_scale) for w, n in config.filters)), seed=a.seed)
+        for name, var in stage1.model.weight_map().items():
+            if name.startswith("RNN_"):
+                model.weight_map()[name].assign(var)
+        history = fit_char_encoder(model, vocab, counts, stage1.words.w.numpy(), a.char_steps,
+                                   seed=a.seed, log=log, max_seconds=a.char_minutes * 60)
+        trained = Trained(model, stage1.head, batcher, history)
+        figures = stage_figures(trained, ElmoRunner(trained.model, "stage 2", "chars"), corpus.held_out, start, history)
+        save_stage(trained, folder, figures)
+        return figures
+
+    def joint(folder):
+        start = time.time()
+        init = load_stage(work / "chars", batcher, words_from=work / "words")
+        trained = train_bilm(corpus.train, config, a.joint_steps, lr=a.joint_lr, init=init, anchor=a.anchor,
+                             max_seconds=a.joint_minutes * 60, checkpoint_dir=folder / "ckpt",
+                             on_checkpoint=lambda t, s: auc_log(t, s, lambda t: ElmoRunner(t.model, "stage 3", "joint")),
+                             **{**common, "checkpoint_every": a.checkpoint_every // 2})
+        figures = stage_figures(trained, ElmoRunner(trained.model, "stage 3", "joint"), corpus.held_out, start,
+                                trained.history)
+        save_stage(trained, folder, figures)
+        return figures
+
+    stages = {"words": words, "chars": chars, "joint": joint}
+    wanted = list(stages) if a.stage == "all" else [a.stage]
+    figures = {}
+    for name in stages:
+        if name in wanted or (work / name / "done.json").is_file():
+            figures[name] = run_stage(name, work, stages[name], log)
+    last = "joint" if a.joint_minutes > 0 else "chars"
+    if last not in figures:
+        return None, figures
+    return load_stage(work / last, batcher), figures
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=str(ASSETS), help="where to write the model (default: the embedded assets)")
     p.add_argument("--wordnet", default=None, help="a folder holding WordNet's data.* files (default: fetch)")
-    p.add_argument("--steps", type=int, default=1100)
+    p.add_argument("--design", choices=["staged", "chars"], default="staged",
+                   help="staged: word-level biLM, then the char CNN fitted to its word vectors, then joint "
+                        "fine-tuning (stages 1-3); chars: the char-CNN biLM trained from scratch (ELMo-mini v1)")
+    p.add_argument("--stage", choices=["words", "chars", "joint", "all"], default="all",
+                   help="staged design: run up to this stage only (a finished stage is skipped, a stopped one resumes)")
+    p.add_argument("--work", default=None, help="stage outputs and checkpoints, kept so a stage can be rerun (default: OUT/../elmo_mini_work)")
+    p.add_argument("--steps", type=int, default=1100, help="chars design: training steps")
     p.add_argument("--max-tokens", type=int, default=2500, help="padded tokens per batch")
     p.add_argument("--num-sampled", type=int, default=1024)
-    p.add_argument("--lr", type=float, default=3e-3)
-    p.add_argument("--dropout", type=float, default=0.0, help="0: under one epoch, nothing to regularize")
+    p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (chars design, stage 1)")
+    p.add_argument("--dropout", type=float, default=0.0, help="0: about one epoch, nothing to regularize")
     p.add_argument("--min-count", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-minutes", type=float, default=32.0, help="time budget: the rate decays to its floor by then, and training stops")
-    p.add_argument("--lstm-dim", type=int, default=ElmoConfig.mini().lstm_dim, help="LSTM cells per layer and direction")
-    p.add_argument("--word-dropout", type=float, default=0.0, help="share of input words read as <UNK> in training")
+    p.add_argument("--max-minutes", type=float, default=32.0, help="chars design: time budget (the rate decays to its floor by then)")
+    p.add_argument("--lstm-dim", type=int, default=256, help="LSTM cells per layer and direction (v1: 512)")
+    p.add_argument("--word-steps", type=int, default=100_000, help="stage 1 steps (the time budget usually ends it)")
+    p.add_argument("--word-minutes", type=float, default=35.0, help="stage 1 time budget")
+    p.add_argument("--char-steps", type=int, default=6000, help="stage 2 steps of 512 words")
+    p.add_argument("--char-minutes", type=float, default=12.0, help="stage 2 time budget")
+    p.add_argument("--char-scale", type=int, default=2,
+                   help="stage 2: filters per width times mini's (2: 768 filters, room to hold the word vectors)")
+    p.add_argument("--joint-steps", type=int, default=100_000, help="stage 3 steps")
+    p.add_argument("--joint-minutes", type=float, default=10.0, help="stage 3 time budget (0: ship stage 2)")
+    p.add_argument("--joint-lr", type=float, default=5e-4, help="stage 3 peak learning rate")
+    p.add_argument("--anchor", type=float, default=1.0, help="stage 3: pull of the char CNN toward stage 1's vectors")
+    p.add_argument("--word-dropout", type=float, default=0.0, help="chars design: share of input words read as <UNK>")
     p.add_argument("--sense-tags", action="store_true",
                    help="put WordNet's sense class (noun.animal) next to each illustrated word (lab.elmo_corpus)")
-    p.add_argument("--checkpoint-every", type=int, default=1000, help="steps between checkpoints to OUT/checkpoint")
+    p.add_argument("--checkpoint-every", type=int, default=400, help="steps between checkpoints (and sense-AUC logs)")
     a = p.parse_args(argv)
 
     from lab.elmo_corpus import HELD_OUT_PER_MILLE, load_corpus
 
+    def log(s):
+        print(s, flush=True)
+
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
+    work = Path(a.work) if a.work else out.resolve().parent / "elmo_mini_work"
     t0 = time.time()
     corpus = load_corpus(a.wordnet, tags=a.sense_tags)
     stats = corpus.stats()
-    print("corpus:", json.dumps(stats), flush=True)
-    config = replace(ElmoConfig.mini(), lstm_dim=a.lstm_dim)
-
-    def checkpoint(model, step):
-        save_allennlp(model, out / "checkpoint")
-        print(f"checkpoint at step {step} -> {out / 'checkpoint'}", flush=True)
-
+    log("corpus: " + json.dumps(stats))
     start = time.time()
-    model, head, batcher, history = train_bilm(
-        corpus.train, config, a.steps, max_tokens=a.max_tokens, num_sampled=a.num_sampled, lr=a.lr,
-        min_count=a.min_count, seed=a.seed, dropout=a.dropout, type_sentences=corpus.held_out,
-        log=lambda s: print(s, flush=True), max_seconds=a.max_minutes * 60, on_checkpoint=checkpoint,
-        checkpoint_every=a.checkpoint_every, word_dropout=a.word_dropout,
-    )
-    train_minutes = (time.time() - start) / 60
-    steps = len(history)
+    if a.design == "staged":
+        trained, stages = staged_training(a, corpus, work, log)
+        if trained is None:
+            return 0  # an early stage only
+        steps = sum(f["steps"] for name, f in stages.items() if name != "chars")
+    else:
+        trained = train_bilm(
+            corpus.train, replace(ElmoConfig.mini(), lstm_dim=a.lstm_dim), a.steps, max_tokens=a.max_tokens,
+            num_sampled=a.num_sampled, lr=a.lr, min_count=a.min_count, seed=a.seed, dropout=a.dropout,
+            type_sentences=corpus.held_out, log=log, max_seconds=a.max_minutes * 60,
+            checkpoint_every=a.checkpoint_every, checkpoint_dir=work / "chars-only", word_dropout=a.word_dropout,
+        )
+        stages, steps = {}, len(trained.history)
+    model, batcher, config = trained.model, trained.batcher, trained.model.config
+    train_minutes = (sum(f["minutes"] for f in stages.values()) if stages else (time.time() - start) / 60)
     tokens_per_epoch = sum(len(s) + 2 for s in corpus.train)
-    ppl_f, ppl_b, n = heldout_perplexity(model, head, batcher, corpus.held_out)
-    ppl_u, _ = unigram_perplexity(corpus.train, corpus.held_out, batcher.vocab)
+    ppl_f, ppl_b, n = heldout_perplexity(trained, corpus.held_out)
+    ppl_u, _ = unigram_perplexity([[w.lower() for w in s] for s in corpus.train] if batcher.lowercase else corpus.train,
+                                  [[w.lower() for w in s] for s in corpus.held_out] if batcher.lowercase else corpus.held_out,
+                                  batcher.vocab)
     unk = batcher.word_id[UNK]
-    held_unk = sum(batcher.word_id.get(w, unk) == unk for s in corpus.held_out for w in s)
-    print(f"held-out perplexity: forward {ppl_f:.1f} backward {ppl_b:.1f} unigram {ppl_u:.1f} ({n} targets)", flush=True)
+    norm = str.lower if batcher.lowercase else str
+    held_unk = sum(batcher.word_id.get(norm(w), unk) == unk for s in corpus.held_out for w in s)
+    log(f"held-out perplexity: forward {ppl_f:.1f} backward {ppl_b:.1f} unigram {ppl_u:.1f} ({n} targets)")
 
     save_allennlp(model, out)
     if (out / "saved_model").exists():
         shutil.rmtree(out / "saved_model")
     export_saved_model(model, out / "saved_model")
-    shutil.rmtree(out / "checkpoint", ignore_errors=True)
     metrics = {
+        "design": a.design,
         "config": asdict(config),
         "n_filters": config.n_filters,
         "parameters": model.num_parameters(),
         "corpus": {**stats, "source_name": "WordNet 3.0 glosses and examples", "held_out_per_mille": HELD_OUT_PER_MILLE},
+        "lowercase_targets": batcher.lowercase,
         "vocab_size": len(batcher.vocab),
         "min_count": a.min_count,
         "heldout_unk_rate": held_unk / max(1, stats["held_out_tokens"]),
         "steps": steps,
-        "steps_planned": a.steps,
-        "max_minutes": a.max_minutes,
+        "steps_planned": a.steps if a.design == "chars" else a.word_steps,
+        "max_minutes": a.max_minutes if a.design == "chars" else a.word_minutes + a.char_minutes + a.joint_minutes,
         "max_tokens": a.max_tokens,
         "epochs": steps * a.max_tokens / tokens_per_epoch,  # an upper bound: batches hold padding
         "lr": a.lr,
@@ -536,7 +941,11 @@ def main(argv=None) -> int:
         "seed": a.seed,
         "sense_tags": a.sense_tags,
         "word_dropout": a.word_dropout,
-        "final_train_loss": float(np.mean(history[-200:])),
+        "stages": stages,
+        "stage_options": {"word_minutes": a.word_minutes, "char_steps": a.char_steps, "char_minutes": a.char_minutes,
+                          "joint_minutes": a.joint_minutes, "joint_lr": a.joint_lr, "anchor": a.anchor,
+                          "char_scale": a.char_scale},
+        "final_train_loss": float(np.mean(trained.history[-200:])) if trained.history else None,
         "train_minutes": train_minutes,
         "total_minutes": (time.time() - t0) / 60,
         "cpus": os.cpu_count(),
@@ -549,8 +958,10 @@ def main(argv=None) -> int:
         "weights_hdf5_mb": (out / "weights.hdf5").stat().st_size / 2**20,
     }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    write_model_card(out, metrics)
-    print(json.dumps(metrics, indent=2), flush=True)
+    from lab.elmo_record import record
+
+    metrics = record(out, corpus.held_out, batcher.vocab, log=log)  # sense AUC, anisotropy, neighbours; the card
+    log(json.dumps(metrics, indent=2))
     return 0
 
 

@@ -58,8 +58,12 @@ def _layout(fig: go.Figure, title: str, model_label: str, projector: bool, **ext
         height=extra.pop("height", s["height"]),
         margin={"l": 10, "r": 10, "t": s["top"] + s["title_line"] * (n_lines - 1), "b": 10},
         template="plotly_white",
+        legend_font_size=s["font"],
         **extra,
     )
+    # Set explicitly: Streamlit's chart theme would otherwise keep axis titles small.
+    fig.update_xaxes(title_font_size=s["font"])
+    fig.update_yaxes(title_font_size=s["font"])
     return fig
 
 
@@ -104,16 +108,21 @@ def layer_curve(
 
 def bar_by_layer(
     layer_names: Sequence[str], values: Sequence[float], title: str, model_label: str,
-    projector: bool = False, y_title: str = "cosine similarity",
+    projector: bool = False, y_title: str = "cosine similarity", groups: Sequence[int] | None = None,
 ) -> go.Figure:
-    """One bar per layer, value printed on the bar."""
+    """One bar per layer, value printed on the bar; ``groups`` (one int per bar) colours
+    kinds of layers apart (e.g. 1 for views that are not model outputs)."""
     s = style(projector)
     values = np.asarray(values, float)
     if values.shape != (len(layer_names),):
         raise ValueError(f"{values.shape} values for {len(layer_names)} layers")
+    groups = list(groups) if groups is not None else [0] * len(values)
+    if len(groups) != len(values):
+        raise ValueError(f"{len(groups)} groups for {len(values)} bars")
     fig = go.Figure(go.Bar(
         x=[label(n) for n in layer_names], y=values, text=[f"{v:.3f}" for v in values],
-        textposition="outside", marker_color=OKABE_ITO[0], textfont_size=s["cell_text"],
+        textposition="outside", marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
+        textfont_size=s["cell_text"],
     ))
     fig.update_yaxes(title=y_title, range=[min(0.0, values.min() - 0.1), 1.1], tickfont_size=s["tick"])
     fig.update_xaxes(tickfont_size=s["tick"])

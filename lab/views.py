@@ -170,6 +170,19 @@ def mix(out: LayerVectors, weights, gamma: float) -> Mix:
     return Mix(analysis.softmax(weights), float(gamma), stacked)
 
 
+CONTEXT_LAYERS = ("context-only 1", "context-only 2")  # of lstm_outputs1, lstm_outputs2
+
+
+def with_context_only(out: LayerVectors) -> LayerVectors:
+    """``out`` with the context-only views of its two LSTM layers added as last layers
+    (``CONTEXT_LAYERS``; ``analysis.context_only``: at word k the forward half at k-1 and
+    the backward half at k+1, what the biLM uses to predict the word). Not ELMo outputs:
+    they leave the word's own identity out, so they show what the context alone says."""
+    extra = [analysis.context_only(out.layer(name), out.lengths) for name in ("lstm_outputs1", "lstm_outputs2")]
+    return replace(out, layers=np.concatenate([out.layers, np.stack(extra)]),
+                   layer_names=list(out.layer_names) + list(CONTEXT_LAYERS))
+
+
 @dataclass(frozen=True)
 class ArrayInfo:
     name: str

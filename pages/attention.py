@@ -230,6 +230,7 @@ def bert_heads() -> None:
     where = "the pair" if pair else f"sentence {'AB'[row]}"
     detail = f"{where}, {FILTERS[filt] if pair else 'all tokens'}, [CLS]/[SEP] {dict(show='shown', hide='hidden')[special]}"
     st.caption(f"Model: **{md_escape(out.model_label)}** · {md_escape(detail)}")
+    charts.vectors_button(out, f"bert-{'pair' if pair else 'batch'}-attention", key="att_npz")
     _model_view(out, view, detail)
     _head_view(out, view, row, layer, detail)
 

@@ -23,6 +23,7 @@ show_input_messages(fr)
 model = models.model("bert", fr.bert_source)
 out = models.bert_run(model, model.source, tuple(fr.sentences))
 st.caption(f"Model: **{md_escape(out.model_label)}** · source: `{model.source}`")
+charts.vectors_button(out, "bert-vectors", key="bert_npz")
 for name, cut in zip("AB", out.truncated):
     if cut:
         st.warning(f"Sentence {name} has more word pieces than BERT's 512 positions allow; "

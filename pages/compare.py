@@ -49,6 +49,10 @@ words = read_words()
 runs = {"bert": compare.align(models.bert_run(bert, bert.source, tuple(fr.sentences))),
         "elmo": models.elmo_run(elmo, elmo.source, words)}
 loaded = {"bert": bert, "elmo": elmo}
+for column, (family, out) in zip(st.columns(2), runs.items()):
+    with column:
+        charts.vectors_button(out, f"compare-{family}-vectors", key=f"cmp_npz_{family}",
+                              label=f"Download the {out.short_label} vectors (.npz)")
 baselines = {f: models.with_progress(f"Anisotropy baseline of {m.short_label}", lambda p, m=m: store.baseline(m, p))
              for f, m in loaded.items()}
 
@@ -188,8 +192,8 @@ def sense_section() -> None:
              for f, out in outs.items()}
     _sense_chart(tests)
     _own_pair(tests)
-    for t in tests.values():
-        _most_wrong(t)
+    for family, t in tests.items():
+        _most_wrong(t, f"cmp_wrong_{family}")
 
 
 def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
@@ -218,12 +222,12 @@ def _own_pair(tests: dict[str, compare.SenseTest]) -> None:
                     f"{p.above_different:.0%} of the different-sense pairs.")
 
 
-def _most_wrong(t: compare.SenseTest) -> None:
+def _most_wrong(t: compare.SenseTest, key: str) -> None:
     st.subheader(f"What {t.short_label} gets most wrong (at {t.layer_names[t.best]})")
     rows = [{"word": t.pairs[i][0], "sentence 1": t.pairs[i][1], "sentence 2": t.pairs[i][2],
              "truth": "same sense" if t.labels[i] else "different sense",
              "cosine": round(float(t.cosines[i, t.best]), 4)} for i in t.wrong]
-    show_table(pd.DataFrame(rows), key=f"cmp_wrong_{t.short_label}", projector=fr.projector, hide_index=True)
+    show_table(pd.DataFrame(rows), key=key, projector=fr.projector, hide_index=True)
 
 
 sense_section()

@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from lab import analysis, figures, quiz, sources, views
-from lab.models.elmo_io import SENSE_AUC_TARGET, best_sense_auc, embedded_metrics
+from lab.models.elmo_io import embedded_metrics
+from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import word_tokens
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
@@ -15,6 +16,7 @@ from ui.frame import frame, md_escape, show_input_messages, show_table
 
 MAX_WORDS = 150  # per sentence: the LSTMs read word by word, and figures stay legible
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+CONTEXT_OF = {"context1": "lstm_outputs1", "context2": "lstm_outputs2"}  # metrics.json's names
 
 fr = frame("ELMo layers")
 state.register(elmo_wa="", elmo_wb="", elmo_layer=3, elmo_runs=6, elmo_dropout=0.2)
@@ -32,16 +34,24 @@ st.caption(f"Model: **{md_escape(model.label)}** · source: `{model.source}`")
 
 def mini_note() -> None:
     """On ELMo-mini, how well it separates senses (its recorded figures) and where the real ELMo is."""
-    senses = embedded_metrics().get("sense_pair_auc") if model.source == sources.EMBEDDED else None
+    m = embedded_metrics() if model.source == sources.EMBEDDED else {}
+    senses, bank = m.get("sense_pair_auc"), m.get("bank_pair")
     if not senses:
         return
     best = best_sense_auc(senses["by_layer"])
     weak = best < SENSE_AUC_TARGET
-    st.info(f"ELMo-mini is a small teaching model trained for this app on dictionary "
-            f"text, and it separates word senses {'only weakly' if weak else 'clearly'}: on the "
-            f"{senses['pairs']} same- or different-sense sentence pairs of its tests, its best layer ranks "
-            f"them with ROC AUC {best:.2f} (0.5 = chance, 1 = always right)."
-            + (" Expect the two senses of “bank” to stay close here." if weak else "")
+    text = (f"ELMo-mini is a small teaching model trained for this app on dictionary text, and it "
+            f"separates word senses {'only weakly' if weak else 'clearly'}: on the {senses['pairs']} same- or "
+            f"different-sense sentence pairs of its tests, its best layer ranks them with ROC AUC {best:.2f} "
+            "(0.5 = chance, 1 = always right).")
+    if "context1" in senses["by_layer"]:
+        text += f" Its context-only view reaches {best_context_auc(senses['by_layer']):.2f}."
+    if bank:
+        std, ctx = bank["best_standard"], bank["best_context"]
+        text += (f" On “{bank['sentence_a']}” / “{bank['sentence_b']}”, the two “{bank['word']}”s have "
+                 f"cosine {std['cosine']:.2f} at `{std['layer']}` and {ctx['cosine']:.2f} in the context-only "
+                 f"view of `{CONTEXT_OF[ctx['layer']]}`.")
+    st.info(text + (" Expect the two senses of “bank” to stay close here." if weak else "")
             + " For the real ELMo, choose ELMo v3 (TF Hub) or a local copy in the sidebar’s ELMo menu "
             "(model card: `lab/assets/elmo_mini/MODEL_CARD.md`).")
 
@@ -67,6 +77,7 @@ def read_tokens() -> tuple[tuple[str, ...], ...]:
 mini_note()
 tokens = read_tokens()
 out = models.elmo_run(model, model.source, tokens)
+charts.vectors_button(out, "elmo-vectors", key="elmo_npz")
 
 
 def inspect() -> None:
@@ -171,17 +182,21 @@ def _mix_controls() -> views.Mix:
 def explore() -> None:
     st.header("3 · One word through the layers")
     ia, ib = _word_pills()
-    stack = _mix_controls().vectors  # the three layers and the mix
+    stack = views.with_context_only(_mix_controls().vectors)  # the three layers, the mix, context-only
     pair = views.word_pair(stack, (0, ia), (1, ib))
     if not quiz_ui.gate(quiz.least_alike(pair.texts, {model.short_label: (pair.layer_names, pair.cosine)}), "elmo"):
         return
     wa, wb = pair.texts
-    charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at '
-                                         "each layer", model.label, fr.projector), key="elmo_bars")
+    groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
+    charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at each layer',
+                                     model.label, fr.projector, groups=groups), key="elmo_bars")
     show_table(pd.DataFrame({"layer": pair.layer_names, "cosine": pair.cosine.round(4)}).set_index("layer").T,
                projector=fr.projector, key="elmo_curve_table")
     st.caption("`word_emb` sees only the characters of the word, so the same word has cosine 1.000 "
-               "in any context; the LSTM layers mix in the sentence around it.")
+               "in any context; the LSTM layers mix in the sentence around it. The orange *context-only* "
+               "rows are not ELMo outputs: at each word they take the forward LSTM's state at the word "
+               "before and the backward LSTM's state at the word after, which is what the biLM uses to "
+               "predict the word. They leave the word's own identity out, so they separate senses more.")
     m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True)
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
     charts.show(

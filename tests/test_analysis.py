@@ -84,3 +84,25 @@ def test_attention_view_hides_specials_then_filters_a_quadrant():
     np.testing.assert_allclose(ab.attn, hidden.attn[..., :1, 1:])  # a quadrant, not renormalized
     short = views.attention_view(out, 0, hide_special=False, filt="all", limit=4)
     assert short.cropped and short.attn.shape[-2:] == (4, 4)
+
+
+def test_context_only_moves_each_half_one_word_away():
+    # B=2 sentences, T=3 slots, C=4 (forward = first 2, backward = last 2); row 1 has 2 words
+    layer = np.array([
+        [[1, 2, 10, 20], [3, 4, 30, 40], [5, 6, 50, 60]],
+        [[7, 8, 70, 80], [9, 9, 90, 90], [0, 0, 0, 0]],
+    ], float)
+    got = analysis.context_only(layer, np.array([3, 2]))
+    want = np.array([
+        [[0, 0, 30, 40], [1, 2, 50, 60], [3, 4, 0, 0]],  # ends: no forward before 0, no backward after 2
+        [[0, 0, 90, 90], [7, 8, 0, 0], [0, 0, 0, 0]],  # padding stays 0
+    ], float)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_context_only_ignores_whatever_sits_in_padding():
+    layer = np.arange(2 * 3 * 4, dtype=float).reshape(2, 3, 4)  # nonzero padding in row 1
+    got = analysis.context_only(layer, np.array([3, 1]))
+    assert (got[1] == 0).all()  # one word: no neighbour on either side, and padding is 0
+    with pytest.raises(ValueError):
+        analysis.context_only(np.zeros((1, 2, 3)), np.array([2]))

@@ -21,10 +21,10 @@ def test_type_two_sentences_click_a_word_and_see_the_layer_chart_change(app_serv
     type_sentence(page, "Sentence B", "A bat flew out of the cave at dusk.")
     page.wait_for_selector('text=Cosine of A "bat" and B "bat" at each layer')
     before = bar_values(page)
-    assert len(before) == 4 and before[0] == "1.000"  # word_emb ignores context
+    assert len(before) == 6 and before[0] == "1.000"  # word_emb ignores context (+ 2 context-only bars)
 
     click_pill(page, "Word in sentence A", "ball")
     page.wait_for_selector('text=Cosine of A "ball" and B "bat" at each layer')
     after = bar_values(page)
-    assert len(after) == 4 and after != before and after[0] != "1.000"
+    assert len(after) == 6 and after != before and after[0] != "1.000"
     assert "elmo_wa=7%3Aball" in page.url or "elmo_wa=7:ball" in page.url

@@ -17,8 +17,7 @@ from lab.models.elmo_io import (
     load_elmo,
     save_allennlp,
 )
-
-from lab.analysis import scalar_mix
+from lab.analysis import context_only, scalar_mix
 from lab.sources import SourceError
 
 SENTENCES = [
@@ -246,3 +245,27 @@ def test_weights_shape_mismatch_is_reported(tiny, tmp_path):
     options["lstm"]["dim"] = 32
     with pytest.raises(SourceError, match="the options want"):
         load_allennlp(options, tmp_path / "weights.hdf5")
+
+
+def test_context_only_is_the_states_next_to_the_word(tiny, tmp_path):
+    """The context-only view at word k is the forward LM's state after reading the words
+    before k and the backward LM's state after reading the words after k: the same as
+    running the prefix and the suffix alone, and unchanged when word k is replaced."""
+    tokens = SENTENCES[1]
+    k, n = 4, len(SENTENCES[1])  # "bank"
+    swapped = tokens[:k] + ["xylophone"] + tokens[k + 1 :]
+    out = tiny.run([tokens, swapped, tokens[:k], tokens[k + 1 :]])
+    half = out.layer("lstm_outputs1").shape[-1] // 2
+    for name in ("lstm_outputs1", "lstm_outputs2"):
+        layer = out.layer(name)
+        view = context_only(layer, out.lengths)
+        np.testing.assert_allclose(view[0, k, :half], layer[2, k - 1, :half], atol=1e-6)  # the prefix's last forward state
+        np.testing.assert_allclose(view[0, k, half:], layer[3, 0, half:], atol=1e-6)  # the suffix's first backward state
+        np.testing.assert_allclose(view[1, k], view[0, k], atol=1e-6)  # the word itself is left out
+        assert not np.allclose(layer[1, k], layer[0, k])  # while its standard output changes
+        assert (view[0, 0, :half] == 0).all() and (view[0, n - 1, half:] == 0).all()
+    hub_out = load_elmo(str(export_saved_model(tiny.model, tmp_path / "hub"))).run(SENTENCES)
+    keras_out = tiny.run(SENTENCES)
+    for name in ("lstm_outputs1", "lstm_outputs2"):
+        np.testing.assert_allclose(context_only(hub_out.layer(name), hub_out.lengths),
+                                   context_only(keras_out.layer(name), keras_out.lengths), atol=1e-5)

@@ -1,20 +1,25 @@
 """Training pieces on tiny data: the WordNet parser, batches, a few steps, the metrics."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from lab.elmo_corpus import DATA_FILES, is_held_out, load_corpus, parse_synset_line, synset_sentences
 from lab.elmo_train import (
     UNK,
     Batcher,
+    Trained,
     build_vocab,
     embed_types,
+    fit_char_encoder,
     heldout_perplexity,
     hide_words,
     train_bilm,
     unigram_perplexity,
+    word_level_runner,
 )
 from lab.models.elmo import BOS_IDS, EOS_IDS, ElmoConfig, ElmoModel, token_char_ids
+from lab.models.elmo_io import ElmoRunner
 
 LINE = (
     "09213565 17 n 02 bank 0 river_bank 0 002 @ 09409512 n 0000 | sloping land (especially the slope "
@@ -92,12 +97,13 @@ def test_vocab_and_batches():
 
 def test_a_few_training_steps_lower_the_loss():
     config = ElmoConfig.tiny()
-    model, head, batcher, history = train_bilm(TOY, config, steps=40, max_tokens=200, num_sampled=1000,
-                                               lr=1e-2, min_count=1, warmup=2, dropout=0.0, log=lambda s: None)
-    assert len(history) == 40 and all(np.isfinite(history))
+    trained = train_bilm(TOY, config, steps=40, max_tokens=200, num_sampled=1000,
+                         lr=1e-2, min_count=1, warmup=2, dropout=0.0, log=lambda s: None)
+    history = trained.history
+    assert len(history) == 40 and trained.steps == 40 and all(np.isfinite(history))
     assert np.mean(history[-5:]) < 0.7 * np.mean(history[:5])
-    fwd, bwd, n = heldout_perplexity(model, head, batcher, TOY[:8])
-    uni, m = unigram_perplexity(TOY, TOY[:8], batcher.vocab)
+    fwd, bwd, n = heldout_perplexity(trained, TOY[:8])
+    uni, m = unigram_perplexity(TOY, TOY[:8], trained.batcher.vocab)
     assert n == m == sum(len(s) + 1 for s in TOY[:8])
     assert fwd < uni and bwd < uni  # it learned something beyond word frequencies
 
@@ -140,6 +146,72 @@ def test_word_dropout_hides_words_but_never_the_markers():
 
 
 def test_training_with_word_dropout_still_lowers_the_loss():
-    *_, history = train_bilm(TOY, ElmoConfig.tiny(), steps=40, max_tokens=200, num_sampled=1000, lr=1e-2,
-                             min_count=1, warmup=2, dropout=0.0, log=lambda s: None, word_dropout=0.25)
+    history = train_bilm(TOY, ElmoConfig.tiny(), steps=40, max_tokens=200, num_sampled=1000, lr=1e-2,
+                         min_count=1, warmup=2, dropout=0.0, log=lambda s: None, word_dropout=0.25).history
     assert np.mean(history[-5:]) < 0.8 * np.mean(history[:5])
+
+
+# --- the staged design: word-level biLM -> char CNN fitted to its word vectors -> joint ------------
+
+FAST = dict(max_tokens=200, num_sampled=1000, min_count=1, warmup=2, dropout=0.0, log=lambda s: None)
+
+
+@pytest.fixture(scope="module")
+def stage1():
+    return train_bilm(TOY, ElmoConfig.tiny(), steps=40, lr=1e-2, words=True, lowercase=True, **FAST)
+
+
+def test_lowercased_targets_keep_cased_inputs():
+    batcher = Batcher(build_vocab([["the", "bank"]], 1), [["The", "bank"]], lowercase=True)
+    types, targets = batcher.encode(["The", "bank"])
+    assert targets[1] == batcher.word_id["the"] and targets[2] == batcher.word_id["bank"]
+    assert types[1] == batcher.type_id["The"] and "the" not in batcher.type_id  # inputs keep their case
+
+
+def test_stage1_word_level_biLM_learns_and_runs_as_elmo(stage1):
+    assert stage1.words is not None and stage1.words.w.shape == (len(stage1.batcher.vocab), 16)
+    assert np.mean(stage1.history[-5:]) < 0.7 * np.mean(stage1.history[:5])
+    fwd, bwd, _ = heldout_perplexity(stage1, TOY[:8])
+    uni, _ = unigram_perplexity(TOY, TOY[:8], stage1.batcher.vocab)
+    assert fwd < uni and bwd < uni
+    runner = word_level_runner(stage1)
+    out = runner.run([["The", "bank", "zzzunseen"]])
+    row = stage1.batcher.word_id
+    table = stage1.words.w.numpy()
+    np.testing.assert_allclose(out.elmo.word_emb[0, 0], table[row["the"]], atol=1e-6)  # lowercased lookup
+    np.testing.assert_allclose(out.elmo.word_emb[0, 2], table[row[UNK]], atol=1e-6)
+
+
+def test_stage1_resumes_from_its_checkpoint(tmp_path):
+    kw = dict(lr=1e-2, words=True, lowercase=True, checkpoint_dir=tmp_path, checkpoint_every=10, **FAST)
+    first = train_bilm(TOY, ElmoConfig.tiny(), steps=10, **kw)
+    again = train_bilm(TOY, ElmoConfig.tiny(), steps=15, **kw)
+    assert first.steps == 10 and again.steps == 15 and len(again.history) == 5
+    np.testing.assert_array_equal(train_bilm(TOY, ElmoConfig.tiny(), steps=15, **kw).words.w.numpy(),
+                                  again.words.w.numpy())  # done already: nothing more trained
+
+
+def test_stage2_char_cnn_reproduces_the_word_table_in_any_case(stage1):
+    model = ElmoModel(ElmoConfig.tiny(), seed=5)
+    vocab, table = stage1.batcher.vocab, stage1.words.w.numpy()
+    history = fit_char_encoder(model, vocab, {w: 3 for w in vocab}, table, 300, batch=64, lr=1e-2, log=lambda s: None)
+    assert np.mean(history[-20:]) < 0.2 * np.mean(history[:20])
+    words = [w for w in vocab if w.isalpha()][:5]
+    runner = ElmoRunner(model, "t", "t")
+    for spelt in (str.lower, str.capitalize):
+        got = runner.run([[spelt(w)] for w in words]).elmo.word_emb[:, 0]
+        want = table[[vocab.index(w) for w in words]]
+        cos = (got * want).sum(-1) / np.linalg.norm(got, axis=-1) / np.linalg.norm(want, axis=-1)
+        assert (cos > 0.8).all(), (spelt, cos)
+
+
+def test_stage3_joint_fine_tuning_starts_from_both_and_keeps_learning(stage1):
+    model = ElmoModel(ElmoConfig.tiny(), seed=5)
+    vocab = stage1.batcher.vocab
+    fit_char_encoder(model, vocab, {w: 3 for w in vocab}, stage1.words.w.numpy(), 100, batch=64, lr=1e-2,
+                     log=lambda s: None)
+    model.lstm = stage1.model.lstm  # the stage-1 LSTMs behind the stage-2 char CNN
+    init = Trained(model, stage1.head, stage1.batcher, [], stage1.words)
+    joint = train_bilm(TOY, ElmoConfig.tiny(), steps=20, lr=3e-3, lowercase=True, init=init, anchor=1.0, **FAST)
+    assert joint.model is model and joint.words is None
+    assert all(np.isfinite(joint.history)) and np.mean(joint.history[-5:]) < np.mean(joint.history[:5])

@@ -50,3 +50,13 @@ def test_a_private_server_keeps_the_custom_choice(monkeypatch):
     monkeypatch.delenv("LAB_SHARED", raising=False)
     at = run_elmo_page()
     assert "Custom handle or folder..." in source_choices(at, "ELMo")
+
+
+def test_xsrf_protection_stays_on():
+    import tomllib
+
+    from streamlit import config
+
+    server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text()).get("server", {})
+    assert server.get("enableXsrfProtection", True) is True and server.get("enableCORS", True) is True
+    assert config.get_option("server.enableXsrfProtection") is True

@@ -1,11 +1,13 @@
-"""Score a trained ELMo-mini on the sense pairs and record the figures in its model card.
+"""Measure a trained ELMo-mini again and record the figures in its metrics.json and card.
 
-    python -m lab.elmo_train --out DIR        # train (writes metrics.json, MODEL_CARD.md)
-    python tools/record_elmo_senses.py DIR    # add the sense-pair ROC AUC per layer
+    python -m lab.elmo_train --out DIR        # train (records these figures itself)
+    python tools/record_elmo_senses.py DIR    # re-measure a folder (after changing lab.senses)
 
-The pairs are the tests' (``tests/elmo_pairs.py``), written for the tests and never
-trained on; ``tests/test_elmo_mini.py`` recomputes the figures from the shipped files and
-checks that they are the recorded ones.
+Figures: the sense-pair ROC AUC per layer, standard and context-only (``lab.senses``, pairs
+from ``lab/data/sense_pairs.json``, never trained on), the "bank" pair, anisotropy per
+layer of ELMo-mini and of the embedded BERT, the nearest neighbours of common words
+(``lab.elmo_record``). ``tests/test_elmo_mini.py`` recomputes the sense figures from the
+shipped files and checks that they are the recorded ones.
 """
 
 from __future__ import annotations
@@ -18,22 +20,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab.elmo_train import write_model_card  # noqa: E402
-from lab.models.elmo_io import ASSETS, load_elmo# noqa: E402
-from tests.elmo_pairs import SENSES, layer_aucs, sense_pairs  # noqa: E402
+from lab.elmo_corpus import load_corpus  # noqa: E402
+from lab.elmo_record import record  # noqa: E402
+from lab.elmo_train import build_vocab  # noqa: E402
+from lab.models.elmo_io import ASSETS  # noqa: E402
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("folder", nargs="?", default=str(ASSETS), help="a folder written by lab.elmo_train")
+    p.add_argument("--wordnet", default=None, help="a folder holding WordNet's data.* files (default: fetch)")
     a = p.parse_args(argv)
     folder = Path(a.folder)
-    aucs = layer_aucs(load_elmo(str(folder)))
     metrics = json.loads((folder / "metrics.json").read_text())
-    metrics["sense_pair_auc"] = {"pairs": len(sense_pairs()), "words": len(SENSES), "by_layer": aucs}
-    (folder / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    write_model_card(folder, metrics)
-    print("ROC AUC by layer:", {k: round(v, 3) for k, v in aucs.items()})
+    corpus = load_corpus(a.wordnet, tags=metrics.get("sense_tags", False))
+    train = corpus.train
+    if metrics.get("lowercase_targets"):
+        train = [[w.lower() for w in s] for s in train]
+    record(folder, corpus.held_out, build_vocab(train, metrics.get("min_count", 3)))
     return 0
 
 

@@ -1,4 +1,6 @@
-"""Every chart a page draws goes through ``show``: one place for the Plotly toolbar.
+"""What leaves the app: every chart goes through ``show`` (one place for the Plotly
+toolbar), and a run's vectors download through ``vectors_button``. Tables download as CSV
+from their own toolbar (``ui.frame.show_table``).
 
 The toolbar's camera button saves the figure as a PNG named after the figure's title at twice the screen resolution; Plotly draws that image in the
 browser, so it works offline. The Plotly logo link is left out (it would leave the app).
@@ -35,3 +37,14 @@ def show(fig: go.Figure, key: str, **kwargs):
     """``st.plotly_chart`` with the app's toolbar, the image named after the figure's title;
     ``kwargs`` as for ``st.plotly_chart`` (``on_select``, ``selection_mode``...)."""
     return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), **kwargs)
+
+
+def vectors_button(out, file_stem: str, key: str, label: str = "Download these vectors (.npz)") -> None:
+    """A button that downloads ``out`` (``LayerVectors``) as ``.npz``: the contract of
+    ``python -m lab export`` (``lab.vectors.to_arrays``), built only when clicked."""
+    from lab.vectors import npz_bytes
+
+    st.download_button(label, data=lambda: npz_bytes(out), file_name=f"{file_stem}.npz",
+                       mime="application/octet-stream", key=key, icon=":material/download:",
+                       help="tokens, layers (N, B, T, C), mask, layer_names, model (and attentions, "
+                            "input_word_ids for BERT): load with numpy.load(..., allow_pickle=True).")

@@ -171,8 +171,12 @@ def md_escape(text: str) -> str:
 
 def show_table(df, key: str, projector: bool, **kwargs) -> None:
     """A table: the interactive grid normally; in projector mode a plain HTML table, whose
-    text the projector style enlarges (the grid draws on a canvas at a fixed size)."""
+    text the projector style enlarges (the grid draws on a canvas at a fixed size). Below
+    it, a small button downloads it as ``<key>.csv`` (built only when clicked)."""
     if projector:
         st.table(df)
     else:
         st.dataframe(df, key=key, **kwargs)
+    st.download_button("CSV", data=lambda: df.to_csv(index=not kwargs.get("hide_index")).encode("utf-8"),
+                       file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv", type="tertiary",
+                       icon=":material/download:", help="Download this table as a CSV file")

@@ -337,14 +337,6 @@ def _find_allennlp(folder: Path) -> tuple[Path, Path] | None:
     return options, (named or weights)[0]
 
 
-SENSE_AUC_TARGET = 0.75  # issue 3: the best LSTM layer's ROC AUC on the tests' sense pairs
-
-
-def best_sense_auc(by_layer: dict[str, float]) -> float:
-    """The best LSTM layer's sense-pair ROC AUC (``word_emb`` is context-free, ``elmo`` a mix)."""
-    return max(v for k, v in by_layer.items() if k.startswith("lstm"))
-
-
 def embedded_metrics() -> dict:
     """The shipped ELMo-mini's recorded figures (``metrics.json``: training, perplexity,
     sense-pair ROC AUC by layer); {} when the file is missing or unreadable."""

@@ -1,0 +1,140 @@
+"""Word senses by context: the sense pairs, their scoring, and anisotropy.
+
+The pairs live in ``lab/data/sense_pairs.json`` (12 ambiguous words, two senses with two
+sentences each, written for this project and never trained on). A layer separates senses
+when the cosine between a word's vectors in two sentences is higher for same-sense pairs
+than for different-sense pairs; the score is the ROC AUC of that cosine (0.5 = chance).
+
+Layers scored, by name:
+- ``word_emb``, ``lstm_outputs1``, ``lstm_outputs2``, ``elmo``: ELMo v3's standard outputs
+  (``word_emb`` is context-free, so it scores exactly 0.5);
+- ``context1``, ``context2``: the context-only views of ``lstm_outputs1`` / ``lstm_outputs2``
+  (``lab.analysis.context_only``: the forward state at the word before and the backward
+  state at the word after, what the biLM uses to predict the word; not ELMo outputs).
+
+Everything but ``layer_vectors`` / ``layer_aucs`` / ``word_cosines`` (which call a runner:
+any object with ``run(tokens) -> LayerVectors``) is pure NumPy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from lab.analysis import context_only
+from lab.tokenize import split_words
+
+PAIRS_FILE = Path(__file__).resolve().parent / "data" / "sense_pairs.json"
+STANDARD = ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo")
+CONTEXT = ("context1", "context2")  # context-only views of lstm_outputs1, lstm_outputs2
+LAYERS = STANDARD + CONTEXT
+SENSE_AUC_TARGET = 0.75  # best standard contextual output (issue 13)
+CONTEXT_AUC_TARGET = 0.80  # best context-only view (issue 13)
+
+
+@lru_cache(maxsize=1)
+def senses() -> dict[str, dict[str, list[str]]]:
+    """word -> sense name -> sentences (each holding the word once)."""
+    return json.loads(PAIRS_FILE.read_text())["words"]
+
+
+def sense_pairs() -> list[tuple[str, str, str, int]]:
+    """Every pair of sentences of the same word: (word, sentence_a, sentence_b, same_sense)."""
+    out = []
+    for word, by_sense in senses().items():
+        tagged = [(sense, s) for sense, sentences in by_sense.items() for s in sentences]
+        for (sa, a), (sb, b) in itertools.combinations(tagged, 2):
+            out.append((word, a, b, int(sa == sb)))
+    return out
+
+
+def roc_auc(scores, labels) -> float:
+    """P(score of a positive > score of a negative), ties counting half (Mann-Whitney)."""
+    scores, labels = np.asarray(scores, float), np.asarray(labels, int)
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    greater = (pos[:, None] > neg[None, :]).sum()
+    ties = (pos[:, None] == neg[None, :]).sum()
+    return float((greater + 0.5 * ties) / (len(pos) * len(neg)))
+
+
+def best_sense_auc(by_layer: dict[str, float]) -> float:
+    """The best standard contextual output: ``lstm_outputs1``, ``lstm_outputs2`` or ``elmo``."""
+    return max(by_layer[k] for k in ("lstm_outputs1", "lstm_outputs2", "elmo") if k in by_layer)
+
+
+def best_context_auc(by_layer: dict[str, float]) -> float:
+    """The best context-only view: ``context1`` or ``context2``."""
+    return max(by_layer[k] for k in CONTEXT if k in by_layer)
+
+
+def best_layer(by_layer: dict[str, float], names) -> str:
+    """The name among ``names`` with the highest score (the first on ties)."""
+    names = [k for k in names if k in by_layer]
+    return max(names, key=lambda k: (by_layer[k], -names.index(k)))
+
+
+def views(out) -> dict[str, np.ndarray]:
+    """Every scored layer of an ELMo run (``LayerVectors``), by name: (B, T, C') arrays, 0
+    past each length."""
+    lstm1, lstm2 = out.layer("lstm_outputs1"), out.layer("lstm_outputs2")
+    return {
+        "word_emb": out.elmo.word_emb,
+        "lstm_outputs1": lstm1,
+        "lstm_outputs2": lstm2,
+        "elmo": out.elmo.elmo,
+        "context1": context_only(lstm1, out.lengths),
+        "context2": context_only(lstm2, out.lengths),
+    }
+
+
+def row_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine of matching rows: (..., C), (..., C) -> (...); 0 where a vector is all zeros."""
+    na, nb = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
+    return (a * b).sum(-1) / np.maximum(na * nb, 1e-12)
+
+
+def layer_vectors(runner, sentences: list[str], words: list[str]) -> dict[str, np.ndarray]:
+    """Each sentence's vector of its word (first match, case-blind) in every layer: name -> (N, C')."""
+    tokens = [split_words(s) for s in sentences]
+    index = [[t.lower() for t in toks].index(w.lower()) for toks, w in zip(tokens, words)]
+    rows = np.arange(len(tokens))
+    return {name: v[rows, index] for name, v in views(runner.run(tokens)).items()}
+
+
+def layer_aucs(runner) -> dict[str, float]:
+    """ROC AUC per layer (``LAYERS``) of the cosine between a word's vectors in two sentences,
+    same-sense pairs (positives) against different-sense pairs (negatives)."""
+    pairs = sense_pairs()
+    labels = [same for *_, same in pairs]
+    words = [p[0] for p in pairs]
+    a = layer_vectors(runner, [p[1] for p in pairs], words)
+    b = layer_vectors(runner, [p[2] for p in pairs], words)
+    return {name: roc_auc(row_cosines(a[name], b[name]), labels) for name in LAYERS}
+
+
+def word_cosines(runner, sentence_a: str, sentence_b: str, word: str) -> dict[str, float]:
+    """The cosine, per layer, between ``word`` in sentence A and in sentence B."""
+    v = layer_vectors(runner, [sentence_a, sentence_b], [word, word])
+    return {name: float(row_cosines(x[0], x[1])) for name, x in v.items()}
+
+
+def anisotropy(vectors: list[np.ndarray], n_pairs: int = 1000, seed: int = 0) -> float:
+    """Mean cosine of ``n_pairs`` random pairs of tokens taken from different sentences.
+
+    ``vectors``: one (T_i, C) array per sentence (real tokens only). Pairs are drawn with a
+    seeded generator: a sentence pair (i != j), then a token of each. A high value means the
+    vectors share a common direction (Ethayarajh 2019), so raw cosines read high everywhere.
+    """
+    rng = np.random.default_rng(seed)
+    sentences = [np.asarray(v, np.float64) for v in vectors if len(v)]
+    if len(sentences) < 2:
+        raise ValueError("anisotropy needs tokens from at least two sentences")
+    i = rng.integers(len(sentences), size=n_pairs)
+    j = (i + rng.integers(1, len(sentences), size=n_pairs)) % len(sentences)  # never i
+    a = np.stack([sentences[k][rng.integers(len(sentences[k]))] for k in i])
+    b = np.stack([sentences[k][rng.integers(len(sentences[k]))] for k in j])
+    return float(row_cosines(a, b).mean())

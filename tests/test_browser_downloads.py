@@ -1,0 +1,52 @@
+"""Downloads in a real browser: a page's vectors (.npz), a table (CSV), a figure (PNG)."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+from tests.browser import wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def bert_page(app_server, page):
+    page.goto(app_server + "/bert")
+    page.wait_for_selector("text=Three ways to compare the sentences")
+    wait_idle(page)
+    return page
+
+
+def download(page, click) -> tuple[str, bytes]:
+    with page.expect_download(timeout=60_000) as info:
+        click()
+    d = info.value
+    return d.suggested_filename, open(d.path(), "rb").read()
+
+
+def test_vectors_download_as_the_export_contract(bert_page):
+    name, data = download(bert_page, lambda: bert_page.get_by_role("button", name="Download these vectors").click())
+    assert name == "bert-vectors.npz"
+    z = np.load(io.BytesIO(data), allow_pickle=True)
+    assert list(z["tokens"][0][:4]) == ["[CLS]", "the", "central", "bank"]
+    assert z["layers"].shape == (7, 2, 12, 384) and z["attentions"].shape == (6, 2, 12, 12, 12)
+    assert list(z["layer_names"])[0] == "embeddings" and "MiniLM" in str(z["model"])
+
+
+def test_a_table_downloads_as_csv(bert_page):
+    name, data = download(bert_page, lambda: bert_page.get_by_role("button", name="CSV", exact=True).first.click())
+    assert name == "wp_A.csv"
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+    assert rows[0][:3] == ["", "0", "1"]  # one column per position
+    assert rows[1][:5] == ["token", "[CLS]", "the", "central", "bank"]  # the WordPiece table of sentence A
+
+
+def test_a_figure_downloads_as_png_named_after_it(bert_page):
+    chart = bert_page.locator('[data-testid="stPlotlyChart"]', has_text="Cosine similarity at every layer")
+    chart.hover()
+    button = chart.locator('.modebar-btn[data-title^="Download plot"]')
+    name, data = download(bert_page, lambda: button.click())
+    assert name == "cosine-similarity-at-every-layer.png"
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
