@@ -1,7 +1,8 @@
-"""Command line: ``python -m lab info | report | export | fetch``.
+"""Command line: ``python -m lab info | report | export | fetch | baseline``.
 
     python -m lab info
     python -m lab report [--a TEXT] [--b TEXT] [--word WORD] [--html FILE]   (lab/report.py)
+    python -m lab baseline [--model bert|elmo] [--words W ...]   (see lab/reference.py)
     python -m lab fetch [--dir DIR] [HANDLE ...]   (see lab/fetch.py)
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
@@ -22,7 +23,7 @@ import sys
 import numpy as np
 
 import lab
-from lab import fetch, report, sources
+from lab import fetch, reference, report, sources
 from lab.models import FAMILIES
 
 
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--elmo-source", default=None, help="default: LAB_ELMO_SOURCE or the embedded model")
     rp.add_argument("--html", default=None, help="also write one self-contained HTML file with the figures")
     rp.set_defaults(fn=cmd_report)
+    reference.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

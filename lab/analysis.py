@@ -210,3 +210,66 @@ def context_only(layer: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     out[:, 1:, :h] = x[:, :-1, :h]  # forward state at k-1
     out[:, :-1, h:] = x[:, 1:, h:]  # backward state at k+1 (0 past the last word)
     return np.where(keep, out, 0)
+
+
+# --- anisotropy (Ethayarajh, EMNLP 2019) ---------------------------------------------------
+
+
+def adjusted(cos, baseline):
+    """A similarity read against the layer's anisotropy baseline: (cos - base) / (1 - base).
+
+    0 means "as alike as two random words", 1 means identical; (N,), (N,) -> (N,).
+    """
+    cos, baseline = np.asarray(cos, np.float64), np.asarray(baseline, np.float64)
+    return (cos - baseline) / np.maximum(1.0 - baseline, _EPS)
+
+
+def random_pairs(groups: np.ndarray, n_pairs: int, seed: int = 0) -> np.ndarray:
+    """``n_pairs`` index pairs (i, j) whose ``groups`` (e.g. sentence ids) differ: (M,) -> (P, 2).
+
+    Drawn with a fixed seed, so a baseline is the same number on every run.
+    """
+    groups = np.asarray(groups)
+    if len(np.unique(groups)) < 2:
+        raise ValueError("random pairs need words from at least two different sentences")
+    rng = np.random.default_rng(seed)
+    pairs = np.empty((0, 2), np.int64)
+    while len(pairs) < n_pairs:
+        draw = rng.integers(0, len(groups), size=(2 * n_pairs, 2))
+        pairs = np.concatenate([pairs, draw[groups[draw[:, 0]] != groups[draw[:, 1]]]])
+    return pairs[:n_pairs]
+
+
+def mean_pair_cosine(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Mean cosine of the given pairs at each layer: (N, M, C), (P, 2) -> (N,)."""
+    v = np.asarray(vectors, np.float64)
+    unit = v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), _EPS)  # (N, M, C)
+    return (unit[:, pairs[:, 0]] * unit[:, pairs[:, 1]]).sum(-1).mean(axis=1)  # (N, P) -> (N,)
+
+
+def self_similarity(vectors: np.ndarray) -> np.ndarray:
+    """Mean cosine between a word's K vectors (one per context) at each layer: (N, K, C) -> (N,).
+
+    The off-diagonal mean of each layer's (K, K) cosine matrix; needs K >= 2.
+    """
+    v = np.asarray(vectors, np.float64)
+    if v.ndim != 3 or v.shape[1] < 2:
+        raise ValueError(f"self-similarity needs (N, K >= 2, C) vectors, got shape {v.shape}")
+    K = v.shape[1]
+    sims = np.stack([cosine_matrix(layer, layer) for layer in v])  # (N, K, K)
+    return (sims.sum(axis=(1, 2)) - np.trace(sims, axis1=1, axis2=2)) / (K * (K - 1))
+
+
+def top_k(unit_rows: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` rows most similar to ``query`` by cosine: (M, C) unit rows, (C,) -> indices, cosines.
+
+    ``unit_rows`` are already divided by their norms (keep them float32: NumPy has no fast
+    float16 product); ties keep the lower index first.
+    """
+    q = np.asarray(query, np.float32)
+    q = q / max(float(np.linalg.norm(q)), _EPS)
+    cos = np.asarray(unit_rows @ q.astype(unit_rows.dtype), np.float32)  # (M, C) @ (C,) -> (M,)
+    k = min(k, len(cos))
+    best = np.argpartition(-cos, k - 1)[:k] if k else np.array([], np.int64)
+    best = best[np.lexsort((best, -cos[best]))]
+    return best, cos[best]

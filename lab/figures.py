@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import textwrap
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -299,3 +300,83 @@ def attention_lines(
     fig.update_xaxes(visible=False, range=[-0.6, 1.6])
     fig.update_yaxes(visible=False, autorange="reversed")
     return _layout(fig, title, model_label, projector, height=max(300, 60 + (34 if projector else 24) * n))
+
+
+@dataclass(frozen=True)
+class DepthLine:
+    """One line of a ``depth_chart``: values at layers placed by relative depth."""
+
+    name: str
+    layer_names: Sequence[str]
+    depth: Sequence[float]  # 0 = input layer, 1 = top layer
+    values: Sequence[float]
+    colour: int = 0  # index into OKABE_ITO: one colour per model
+    dashed: bool = False  # a baseline
+
+
+def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projector: bool = False,
+                y_title: str = "cosine similarity", y_range: tuple[float, float] | None = None) -> go.Figure:
+    """Lines of models with different layer counts on one relative-depth axis (0 = input, 1 = top).
+
+    Each tick names the layers at that depth; the hover names the layer of each point.
+    """
+    s = style(projector)
+    fig = go.Figure()
+    ticks: dict[float, list[str]] = {}
+    for line in lines:
+        x, y = np.asarray(line.depth, float), np.asarray(line.values, float)
+        if not (x.shape == y.shape == (len(line.layer_names),)):
+            raise ValueError(f"line {line.name!r}: {y.shape} values, {x.shape} depths, "
+                             f"{len(line.layer_names)} layer names")
+        names = [label(n) for n in line.layer_names]
+        for d, n in zip(np.round(x, 3), names):
+            ticks.setdefault(float(d), [])
+            if n not in ticks[float(d)]:
+                ticks[float(d)].append(n)
+        fig.add_trace(go.Scatter(
+            x=x, y=y, name=label(line.name), mode="lines+markers", text=names,
+            line={"width": s["line"] * (0.7 if line.dashed else 1), "color": OKABE_ITO[line.colour % 8],
+                  "dash": "dash" if line.dashed else "solid"},
+            marker={"size": s["marker"] * (0.6 if line.dashed else 1)},
+            hovertemplate="%{text} (depth %{x:.2f}): %{y:.3f}<extra>" + label(line.name) + "</extra>",
+        ))
+    fig.update_xaxes(tickvals=sorted(ticks), ticktext=["<br>".join(ticks[d]) for d in sorted(ticks)],
+                     tickfont_size=s["tick"], title="relative depth (0 = input layer, 1 = top layer)",
+                     range=[-0.05, 1.05])
+    fig.update_yaxes(title=y_title, range=list(y_range) if y_range else None, tickfont_size=s["tick"])
+    return _layout(fig, title, model_label, projector, showlegend=True,
+                   legend={"orientation": "h", "y": -0.3}, height=s["height"] + 60)
+
+
+def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]]], marks: dict[str, float | None],
+               title: str, model_label: str, projector: bool = False) -> go.Figure:
+    """Cosines of labelled pairs as dots, one row per model, plus one marked value per row.
+
+    ``groups``: model -> {"same sense": (cosines, a hover text per dot), "different sense":
+    (...)}; ``marks``: model -> the person's pair (None: not placed).
+    """
+    s = style(projector)
+    fig = go.Figure()
+    rows = list(groups)
+    for g, kind in enumerate(["same sense", "different sense"]):
+        for r, model in enumerate(rows):
+            cosines, hover = groups[model].get(kind, ([], []))
+            values, texts = np.asarray(cosines, float), [label(t) for t in hover]
+            fig.add_trace(go.Scatter(
+                x=values, y=np.full(len(values), r) + (0.12 if g else -0.12), mode="markers",
+                name=kind, legendgroup=kind, showlegend=r == 0, text=texts,
+                marker={"size": s["marker"], "color": OKABE_ITO[2 if g == 0 else 1], "opacity": 0.75},
+                hovertemplate="%{text}<br>cosine %{x:.3f}<extra>" + kind + "</extra>",
+            ))
+    for r, model in enumerate(rows):
+        if marks.get(model) is not None:
+            fig.add_trace(go.Scatter(
+                x=[marks[model]], y=[r], mode="markers", name="your pair", legendgroup="yours", showlegend=r == 0,
+                marker={"size": s["marker"] * 2.2, "symbol": "star", "color": OKABE_ITO[7]},
+                hovertemplate="your pair: cosine %{x:.3f}<extra></extra>",
+            ))
+    fig.update_yaxes(tickvals=list(range(len(rows))), ticktext=[label(m) for m in rows], tickfont_size=s["tick"],
+                     range=[-0.6, len(rows) - 0.4])
+    fig.update_xaxes(title="cosine of the word in the two sentences", tickfont_size=s["tick"])
+    return _layout(fig, title, model_label, projector, showlegend=True, legend={"orientation": "h", "y": -0.3},
+                   height=max(300, 160 + 110 * len(rows)))

@@ -61,6 +61,11 @@ def split_words(text: str) -> list[str]:
     return _WORD_RE.findall(clean_text(text))
 
 
+def word_spans(text: str) -> list[tuple[str, int, int]]:
+    """``split_words(text)`` with each word's (start, end) characters in ``clean_text(text)``."""
+    return [(m.group(), m.start(), m.end()) for m in _WORD_RE.finditer(clean_text(text))]
+
+
 @dataclass(frozen=True)
 class WordTokens:
     """A sentence's word tokens as a word-level model reads them."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lab import analysis, figures, views
+from lab import analysis, figures, quiz, views
 from ui import charts, clicks, models, state
+from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
 
 fr = frame("BERT WordPiece")
@@ -71,6 +72,8 @@ def compare() -> None:
     word_a, word_b = pair.texts
     st.markdown(f"A: **{md_escape(word_a)}** → pieces `{' '.join(pair.pieces[0])}` · "
                 f"B: **{md_escape(word_b)}** → pieces `{' '.join(pair.pieces[1])}`")
+    if not quiz_ui.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert"):
+        return
     charts.show(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
                                         "Cosine similarity at every layer", out.model_label, fr.projector),
                     key="bert_curve")

@@ -6,11 +6,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lab import analysis, figures, sources, views
+from lab import analysis, figures, quiz, sources, views
 from lab.models.elmo_io import embedded_metrics
 from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import word_tokens
 from ui import charts, clicks, models, state
+from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
 
 MAX_WORDS = 150  # per sentence: the LSTMs read word by word, and figures stay legible
@@ -183,6 +184,8 @@ def explore() -> None:
     ia, ib = _word_pills()
     stack = views.with_context_only(_mix_controls().vectors)  # the three layers, the mix, context-only
     pair = views.word_pair(stack, (0, ia), (1, ib))
+    if not quiz_ui.gate(quiz.least_alike(pair.texts, {model.short_label: (pair.layer_names, pair.cosine)}), "elmo"):
+        return
     wa, wb = pair.texts
     groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
     charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at each layer',

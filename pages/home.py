@@ -23,7 +23,9 @@ st.markdown(
     "`LAB_ELMO_SOURCE`) to use a real hub model or a local copy; every figure names the "
     "model that produced it.\n\n"
     "**Classroom.** *Projector mode* in the sidebar enlarges type and lines and switches "
-    "to colour-blind-safe colours. The address bar always holds the current sentences and "
+    "to colour-blind-safe colours. *Quiz mode* hides the main figures behind a question "
+    "(\"At which layer are the two banks least alike?\") until you press Reveal. "
+    "The address bar always holds the current sentences and "
     "selections: bookmark a prepared demo, or share the link."
 )
 state.sync_url()

@@ -39,12 +39,12 @@ def show(fig: go.Figure, key: str, **kwargs):
     return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), **kwargs)
 
 
-def vectors_button(out, file_stem: str, key: str) -> None:
+def vectors_button(out, file_stem: str, key: str, label: str = "Download these vectors (.npz)") -> None:
     """A button that downloads ``out`` (``LayerVectors``) as ``.npz``: the contract of
     ``python -m lab export`` (``lab.vectors.to_arrays``), built only when clicked."""
     from lab.vectors import npz_bytes
 
-    st.download_button("Download these vectors (.npz)", data=lambda: npz_bytes(out), file_name=f"{file_stem}.npz",
+    st.download_button(label, data=lambda: npz_bytes(out), file_name=f"{file_stem}.npz",
                        mime="application/octet-stream", key=key, icon=":material/download:",
                        help="tokens, layers (N, B, T, C), mask, layer_names, model (and attentions, "
                             "input_word_ids for BERT): load with numpy.load(..., allow_pickle=True).")

@@ -41,6 +41,7 @@ class Frame:
     bert_source: str
     elmo_source: str
     projector: bool
+    quiz: bool  # quiz mode: main figures wait behind a question (ui.quiz)
     problems: tuple[str, ...]  # why the sentences cannot be used (empty when fine)
     notices: tuple[str, ...]  # changes made to the input (truncation, invisible characters)
 
@@ -110,7 +111,7 @@ def _use_app_navigation() -> None:
 def frame(page_title: str) -> Frame:
     """Draw the shared sidebar and return its values; call once at the top of each page."""
     _use_app_navigation()
-    state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False)
+    state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False, quiz=False)
     with st.sidebar:
         st.markdown("### Context Lab")
         st.caption("Type two sentences, then click words on the page.")
@@ -124,6 +125,9 @@ def frame(page_title: str) -> Frame:
             st.caption(":material/groups: Shared server: the models are set by whoever runs it.")
         projector = state.widget(st.toggle, "proj", "Projector mode",
                                  help="Large type, thick lines, colour-blind-safe high-contrast colours.")
+        quiz = state.widget(st.toggle, "quiz", "Quiz mode",
+                            help="Main figures stay hidden behind a question built from their numbers "
+                                 "until you press Reveal.")
         st.caption("The address bar holds this view: bookmark or share it to reopen it as is.")
     if projector:
         st.markdown(_PROJECTOR_CSS, unsafe_allow_html=True)  # our own CSS, no user text
@@ -137,7 +141,7 @@ def frame(page_title: str) -> Frame:
         except ValueError as exc:
             texts.append("")
             problems.append(f"{name}: {exc}")
-    return Frame(texts[0], texts[1], bert_source, elmo_source, bool(projector),
+    return Frame(texts[0], texts[1], bert_source, elmo_source, bool(projector), bool(quiz),
                  tuple(problems), tuple(notices))
 
 

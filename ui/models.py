@@ -59,3 +59,31 @@ def elmo_repeats(_model, source: str, tokens: tuple[str, ...], runs: int, dropou
     from lab.models.elmo_io import repeat_runs
 
     return repeat_runs(_model, list(tokens), runs, dropout)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _reference_store(corpus_file: str, cache_folder: str):
+    from lab import reference
+
+    return reference.ReferenceStore(reference.load_corpus(corpus_file), cache_folder)
+
+
+def reference_store():
+    """The process's ``lab.reference.ReferenceStore`` for the configured corpus and cache folder."""
+    from lab import reference
+
+    return _reference_store(str(reference.corpus_path()), str(reference.cache_dir()))
+
+
+def with_progress(what: str, compute):
+    """``compute(progress)`` with a progress bar that shows while it reports (a first
+    computation over the reference corpus) and goes when it is done."""
+    bar = st.empty()
+
+    def progress(fraction: float, text: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=f"{what} (first use; cached afterwards): {text}")
+
+    try:
+        return compute(progress)
+    finally:
+        bar.empty()

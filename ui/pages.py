@@ -24,4 +24,7 @@ PAGES = (
     PageInfo("pages/attention.py", "Transformer attention", ":material/hub:", "attention",
              "One Transformer block with its padding mask made visible, then every head of a "
              "real BERT: click a token to see where it looks."),
+    PageInfo("pages/compare.py", "ELMo vs BERT", ":material/compare_arrows:", "compare",
+             "One word through both models on a shared depth axis, each layer read against its "
+             "anisotropy baseline; nearest neighbours in a reference corpus and the sense test."),
 )

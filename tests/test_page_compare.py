@@ -1,0 +1,217 @@
+"""The ELMo vs BERT page, headless with AppTest: plotted values are lab's, on a small corpus
+the test writes (so that the neighbours can be checked by brute force)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lab import analysis, compare, quiz, reference
+from lab.models.elmo_io import load_elmo
+from lab.tokenize import split_words
+from tests.conftest import ROOT
+from ui.frame import md_escape
+from tests.test_page_bert import chart, values
+
+A = "The central bank raised interest rates yesterday."
+B = "A fisherman rested on the river bank at sunset."
+CORPUS = ROOT / "tests" / "fixtures" / "small_corpus.txt"  # also the browser tests' corpus
+
+
+@pytest.fixture(scope="module", autouse=True)
+def small_corpus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("compare")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("LAB_REFERENCE_CORPUS", str(CORPUS))
+    mp.setenv("LAB_CACHE_DIR", str(folder / "cache"))
+    yield reference.ReferenceStore(reference.load_corpus(str(CORPUS)), folder / "cache")
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def models(embedded_bert):
+    return {"bert": embedded_bert, "elmo": load_elmo("embedded")}
+
+
+def runs(models, a=A, b=B):
+    return {"bert": compare.align(models["bert"].run([a, b])),
+            "elmo": models["elmo"].run([split_words(a), split_words(b)])}
+
+
+def curves(models, store, wa, wb, a=A, b=B, pool="first"):
+    return {f: compare.model_curve(out, (0, wa), (1, wb), pool, store.baseline(models[f]).values)
+            for f, out in runs(models, a, b).items()}
+
+
+def run_page(**params) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages/compare.py"), default_timeout=600)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def traces(at, title="at every layer of both models") -> dict[str, np.ndarray]:
+    return {t["name"]: values(t["y"]) for t in chart(at, title)["data"]}
+
+
+def test_plotted_values_and_baselines_are_labs(models, small_corpus):
+    at = run_page()
+    assert not at.exception
+    assert [p.value for p in at.pills] == [2, 6]  # the two "bank"s
+    want = curves(models, small_corpus, 2, 6)
+    got = traces(at)
+    for c in want.values():
+        np.testing.assert_allclose(got[f"{c.short_label}: “bank” vs “bank”"], c.cosine, atol=1e-6)
+        np.testing.assert_allclose(got[f"{c.short_label}: baseline (random words)"], c.baseline, atol=1e-9)
+    # the baselines are lab's per-layer means of random word pairs from different sentences
+    for f, m in models.items():
+        vecs, rows, _, _ = reference.embed_words(m, small_corpus.corpus.sentences)
+        pairs = analysis.random_pairs(rows, reference.BASELINE_PAIRS, seed=0)
+        np.testing.assert_allclose(small_corpus.baseline(m).values, analysis.mean_pair_cosine(vecs, pairs), atol=1e-6)
+    spec = chart(at, "at every layer of both models")
+    assert spec["layout"]["xaxis"]["ticktext"][0] == "embeddings<br>word_emb"  # layers named at each depth
+    assert "all-MiniLM-L6-v2" in spec["layout"]["title"]["text"] and "ELMo-mini" in spec["layout"]["title"]["text"]
+
+
+def test_selecting_words_and_the_adjusted_toggle(models, small_corpus):
+    at = run_page()
+    at.pills[0].set_value(4).run()  # "interest"
+    at.pills[1].set_value(5).run()  # "river"
+    want = curves(models, small_corpus, 4, 5)
+    got = traces(at)
+    for c in want.values():
+        np.testing.assert_allclose(got[f"{c.short_label}: “interest” vs “river”"], c.cosine, atol=1e-6)
+    at.toggle(key="_w_cmp_adjusted").set_value(True).run()
+    got = traces(at)
+    for c in want.values():
+        adjusted = (c.cosine - c.baseline) / (1 - c.baseline)
+        np.testing.assert_allclose(got[f"{c.short_label}: “interest” vs “river”"], adjusted, atol=1e-6)
+        np.testing.assert_allclose(got[f"{c.short_label}: baseline (random words)"], 0.0)
+    assert at.query_params["cmp_adjusted"] == "1" and at.query_params["cmp_wa"] == "4"
+
+
+def brute_force_neighbours(model, sentences, query, layer, k=8):
+    """Every content word of every sentence, each sentence run alone; the k best by cosine."""
+    found = []
+    for s, text in enumerate(sentences):
+        out = compare.align(model.run([text]) if model.family == "bert" else model.run([split_words(text)]))
+        for w, word in enumerate(out.words[0]):
+            if reference.content_word(word) and out.positions(0, w):
+                vec = analysis.pool_pieces(out.layers[layer, 0], out.positions(0, w), "first")
+                found.append((analysis.cosine(vec, query), s, w))
+    return sorted(found, key=lambda f: -f[0])[:k]
+
+
+def neighbour_lists(at) -> list[list[str]]:
+    return [m.value.split("\n") for m in at.markdown if m.value.startswith("1. `")]
+
+
+def test_neighbours_are_the_true_top_8(models, small_corpus):
+    at = run_page()
+    lists = neighbour_lists(at)
+    assert len(lists) == 2
+    sentences = small_corpus.corpus.sentences
+    for shown, (f, c) in zip(lists, curves(models, small_corpus, 2, 6).items()):
+        top = len(c.layer_names) - 1
+        want = brute_force_neighbours(models[f], sentences, c.vectors_a[top], top)
+        assert len(shown) == 8
+        for line, (cos, s, w) in zip(shown, want):
+            word, start, end = compare.word_spans(sentences[s])[w]
+            assert line.endswith(f"**{word}**{sentences[s][end:]}"), (line, sentences[s], word)
+            assert abs(float(re.search(r"`(-?\d\.\d{3})`", line).group(1)) - cos) < 2e-3
+
+
+def test_self_similarity_and_a_word_absent_from_the_corpus(models, small_corpus):
+    at = run_page()
+    got = traces(at, "Self-similarity of")
+    for f, m in models.items():
+        s = small_corpus.self_similarity(m, "bank")
+        assert not s.too_rare
+        np.testing.assert_allclose(got[f"{m.short_label}: self-similarity of “bank” ({s.used} sentences)"], s.values,
+                                   atol=1e-9)
+    at = run_page(a="A zebra grazed near the bank.", b="The zebra slept.")
+    assert not at.exception
+    assert any("“zebra” is too rare in the reference corpus" in i.value and "0 sentence(s)" in i.value
+               for i in at.info)
+
+
+def quiz_answer(models, store, wa, wb, a=A, b=B) -> str:
+    cs = curves(models, store, wa, wb, a, b)
+    words = (split_words(a)[wa], split_words(b)[wb])
+    return quiz.least_alike(words, {c.short_label: (c.layer_names, c.cosine) for c in cs.values()}).right
+
+
+@pytest.mark.parametrize("params", [{"quiz": "1"}, {"quiz": "1", "proj": "1"}])
+def test_quiz_hides_every_value_until_reveal(models, small_corpus, params):
+    at = run_page(**params)
+    assert not at.exception
+    assert at.sidebar.toggle[1].value is True  # the quiz switch, from the URL
+    assert not at.get("plotly_chart") and not at.dataframe and not at.table and not at.metric
+    shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert not re.search(r"\d\.\d{3}", shown)
+    assert "least alike" in at.radio[0].label or "least alike" in shown
+    at.button(key="_quiz_reveal_compare").click().run()
+    right = md_escape(quiz_answer(models, small_corpus, 2, 6))
+    assert any(f"Right answer: **{right}**" in s.value for s in at.success)
+    assert f"{right} ✓" in at.radio[0].options  # the right choice is marked
+    assert at.get("plotly_chart")
+
+
+def test_quiz_switch_in_the_sidebar_hides_the_chart():
+    at = run_page()
+    assert at.get("plotly_chart")
+    at.sidebar.toggle[1].set_value(True).run()
+    assert not at.get("plotly_chart") and at.query_params["quiz"] == "1"
+
+
+@pytest.mark.parametrize("a, b, expect", [
+    ("", B, "empty"),
+    (A, "   ", "empty"),
+    ("🏦🙂 !!", B, "no letters or digits"),
+])
+def test_bad_input_gives_a_message(a, b, expect):
+    at = run_page(a=a, b=b)
+    assert not at.exception
+    assert any(expect in w.value for w in at.warning)
+    assert not at.get("plotly_chart")
+
+
+def test_a_word_only_elmo_can_place(models, small_corpus):
+    """Past BERT's 510 pieces a word has no BERT vector; ELMo (first 150 words) still has it."""
+    a = "bank " + "銀行銀行 " * 140 + "bank"
+    at = run_page(a=a, b="The river bank.", cmp_wa="141")
+    assert not at.exception
+    assert any("cannot place “bank”" in w.value for w in at.warning)
+    got = traces(at)
+    assert list(got) == ["ELMo-mini (embedded): “bank” vs “bank”", "ELMo-mini (embedded): baseline (random words)"]
+
+
+@pytest.mark.parametrize("text", ["bank " * 1200, "<script>alert('bank')</script> 🏦 銀行 bank", "銀行 の bank"])
+def test_long_emoji_cjk_and_script_input(text):
+    at = run_page(a=text)
+    assert not at.exception
+    assert at.pills and at.get("plotly_chart")
+    assert not any("<script>" in m.value for m in at.markdown)  # escaped wherever it is shown
+    if len(text) > 5000:
+        assert any("longer than 5,000 characters" in i.value for i in at.info)
+
+
+def test_the_sense_test_section(models):
+    senses = pytest.importorskip("lab.senses", reason="lab/senses.py (the sense pairs) comes with branch "
+                                 "elmo-mini-v2, not merged into this branch yet")
+    at = run_page()
+    got = traces(at, "Same or different sense?")
+    pairs = senses.sense_pairs()
+    sentences = list(dict.fromkeys(s for p in pairs for s in p[1:3]))
+    outs = {"bert": compare.align(models["bert"].run(sentences)),
+            "elmo": models["elmo"].run([split_words(s) for s in sentences])}
+    for f, out in outs.items():
+        t = compare.sense_test(out, sentences, pairs, senses.roc_auc)
+        np.testing.assert_allclose(got[f"{t.short_label}: ROC AUC"], t.auc, atol=1e-9)
+        wrong = next(d.value for d in at.dataframe if "truth" in d.value.columns
+                     and d.value["cosine"].tolist() == [round(float(t.cosines[i, t.best]), 4) for i in t.wrong])
+        assert wrong["word"].tolist() == [t.pairs[i][0] for i in t.wrong]
+    assert any("your pair's cosine" in m.value and "of the same-sense pairs" in m.value for m in at.markdown)

@@ -1,0 +1,49 @@
+"""Quiz mode: a page's main figure stays behind a question until the class has answered.
+
+The sidebar's *Quiz mode* switch (``ui.frame``, in the URL as ``quiz=1``) turns it on for
+every page. A page builds its question from the numbers it is about to draw
+(``lab.quiz``) and calls ``gate``: until "Reveal" is pressed the page draws neither the
+figure nor any value behind it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from lab.quiz import Question
+from ui import state
+from ui.frame import md_escape
+
+
+def active() -> bool:
+    return bool(state.get("quiz"))
+
+
+def gate(question: Question, key: str) -> bool:
+    """Ask ``question`` in quiz mode; True when the figures may be drawn (revealed, or no quiz).
+
+    The reveal holds for this question only: new words or sentences give a new question,
+    hidden again.
+    """
+    if not active():
+        return True
+    tag = hashlib.sha1(question.text.encode() + repr(question.choices).encode()).hexdigest()[:10]
+    revealed_key = f"_quiz_{key}"
+    shown = st.session_state.get(revealed_key) == tag
+    with st.container(border=True):
+        st.markdown(f"**Quiz:** {md_escape(question.text)}")
+        mark = {question.answer: " ✓"} if shown else {}
+        pick = st.radio("Your class's answer", options=list(range(len(question.choices))), index=None,
+                        format_func=lambda i: md_escape(question.choices[i]) + mark.get(i, ""),
+                        key=f"_quiz_pick_{key}_{tag}", horizontal=True)
+        if not shown:
+            st.button("Reveal", key=f"_quiz_reveal_{key}", type="primary",
+                      on_click=lambda: st.session_state.__setitem__(revealed_key, tag))
+            st.caption("Quiz mode hides the figure and its numbers until you press Reveal.")
+            return False
+        verdict = "" if pick is None else (" Your answer is right." if pick == question.answer
+                                           else f" Your answer was {md_escape(question.choices[pick])}.")
+        st.success(f"Right answer: **{md_escape(question.right)}**.{verdict}")
+    return True
