@@ -116,12 +116,19 @@ def test_neighbours_are_the_true_top_8(models, small_corpus):
     sentences = small_corpus.corpus.sentences
     for shown, (f, c) in zip(lists, curves(models, small_corpus, 2, 6).items()):
         top = len(c.layer_names) - 1
-        want = brute_force_neighbours(models[f], sentences, c.vectors_a[top], top)
+        want = brute_force_neighbours(models[f], sentences, c.vectors_a[top], top, k=len(sentences) * 20)
         assert len(shown) == 8
-        for line, (cos, s, w) in zip(shown, want):
-            word, start, end = compare.word_spans(sentences[s])[w]
-            assert line.endswith(f"**{word}**{sentences[s][end:]}"), (line, sentences[s], word)
-            assert abs(float(re.search(r"`(-?\d\.\d{3})`", line).group(1)) - cos) < 2e-3
+        for rank, line in enumerate(shown):
+            cos = float(re.search(r"`(-?\d\.\d{3})`", line).group(1))
+            assert abs(cos - want[rank][0]) < 2e-3  # the k-th best cosine, rank by rank
+            # the occurrence shown is one whose true cosine is that value (the store keeps
+            # float16 vectors, so two near-equal neighbours may swap places)
+            rendered = []
+            for true_cos, s, w in want:
+                word, start, end = compare.word_spans(sentences[s])[w]
+                if abs(true_cos - cos) < 2e-3:
+                    rendered.append(f"**{word}**{sentences[s][end:]}")
+            assert any(line.endswith(r) for r in rendered), (line, rendered)
 
 
 def test_self_similarity_and_a_word_absent_from_the_corpus(models, small_corpus):
