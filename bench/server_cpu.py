@@ -15,7 +15,6 @@ to Arrow, ...), with the bytes sent. Prints figures; asserts nothing.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import statistics
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import CLICKS, ROOT, Server, Session, new_sentences  # noqa: E402
+from bench.session import CLICKS, Server, Session, new_sentences, parser  # noqa: E402
 
 PAGES = ("bert", "elmo", "attention")
 
@@ -114,11 +113,7 @@ def breakdown(srv: Server) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--views", type=int, default=5)
-    ap.add_argument("--clicks", type=int, default=5)
-    ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
-    ap.add_argument("--python", default=sys.executable)
+    ap = parser(__doc__, views=5, clicks=5)
     ap.add_argument("--no-profile", action="store_true", help="plain streamlit run, no part timers")
     a = ap.parse_args(argv)
     srv = Server(root=a.root.resolve(), python=a.python)

@@ -41,6 +41,19 @@ def new_sentences(i: int, salt: str = "") -> tuple[str, str]:
     return a, b
 
 
+def parser(doc: str, **counts: int):
+    """The command line every benchmark shares: ``--NAME N`` for each count (its default),
+    ``--root`` (the checkout to serve, e.g. a worktree of an older commit) and ``--python``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    for name, default in counts.items():
+        ap.add_argument(f"--{name}", type=int, default=default)
+    ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
+    ap.add_argument("--python", default=sys.executable, help="the interpreter that serves it")
+    return ap
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

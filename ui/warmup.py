@@ -54,9 +54,11 @@ def _warm() -> None:
 
 def _warm_models() -> None:
     from lab import sources
+    from lab.models import lower_thread_priority
     from ui import frame, models
 
-    bert, _ = models.load("bert", sources.default_source("bert"))
+    bert, _ = models.load("bert", sources.default_source("bert"))  # the first page may be waiting for it
+    lower_thread_priority()  # the rest is for later views: let the ones being answered go first
     if bert is not None:
         if hasattr(bert, "serve"):
             bert.serve()  # compile the common buckets in the background from now on

@@ -24,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from lab import sources
+from lab.models import lower_thread_priority
 from lab.models import layers as nn
 from lab.tokenize import MAX_POSITIONS, Encoding, WordPieceTokenizer, clean_text
 from lab.vectors import BertParts, LayerVectors, short_label
@@ -220,6 +221,7 @@ class BertEncoder(tf.Module):
             self._queue.put(shape)
 
     def _compile_worker(self) -> None:
+        lower_thread_priority()  # compiling in advance must not slow down the calls answered now
         while True:
             B, T = self._queue.get()
             if (B, T) in self._compiled:
