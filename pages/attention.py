@@ -149,7 +149,8 @@ minimal_block()
 # --- 2. real BERT heads ------------------------------------------------------------------
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+# a resource: the figure itself (never mutated), not an unpickled copy (~35 ms a click)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
     """The small multiples, cached: building L x H subplots takes about half a second, and
     clicking a token or a head must not rebuild them."""

@@ -46,7 +46,7 @@ def app_server(tmp_path_factory):
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     # the ELMo vs BERT page reads a small reference corpus into a fresh cache: its first
     # computation takes seconds, not the minutes of the shipped corpus
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="",
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", LAB_WARMUP="1",
                LAB_REFERENCE_CORPUS=str(ROOT / "tests" / "fixtures" / "small_corpus.txt"),
                LAB_CACHE_DIR=str(tmp_path_factory.mktemp("reference_cache")))
     with open(log, "w") as out:

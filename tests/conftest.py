@@ -11,6 +11,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# No start-up warm-up in the page tests (AppTest runs app.py in this process): every BERT
+# number then comes from the compiled programs the tests compute with. The browser tests'
+# server, and tests/test_warmup.py, run it.
+os.environ["LAB_WARMUP"] = "0"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

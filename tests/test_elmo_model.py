@@ -15,6 +15,7 @@ from lab.models.elmo_io import (
     export_saved_model,
     load_allennlp,
     load_elmo,
+    repeat_runs,
     save_allennlp,
 )
 from lab.analysis import context_only, scalar_mix
@@ -124,6 +125,27 @@ def test_dropout_runs_differ_and_keep_word_emb(tiny):
     assert np.array_equal(a.elmo.word_emb, b.elmo.word_emb)
     with pytest.raises(ValueError):
         tiny.run(SENTENCES, dropout=1.0)
+
+
+def test_repeat_runs_match_runs_one_at_a_time(tiny):
+    """The page's "Same sentence, same vectors?": stateless and dropout runs go as one batch
+    of copies; each copy is one run (the norm a single run gives, or its own dropout mask)."""
+    sentence = SENTENCES[1]
+
+    def norm(out):
+        return float(np.linalg.norm(out.layer("lstm_outputs2")[0, : len(sentence)]))
+
+    res = repeat_runs(tiny, sentence, 5, 0.3)
+    assert sorted(res) == ["dropout", "stateful", "stateless"] and all(v.shape == (5,) for v in res.values())
+    single = norm(tiny.run([sentence]))
+    assert np.all(res["stateless"] == res["stateless"][0])
+    np.testing.assert_allclose(res["stateless"], single, rtol=1e-6)
+    tiny.reset_state()
+    one_by_one = [norm(tiny.run([sentence], stateful=True)) for _ in range(5)]
+    tiny.reset_state()
+    np.testing.assert_allclose(res["stateful"], one_by_one, rtol=1e-6)
+    assert res["stateful"][0] == pytest.approx(single, rel=1e-6) and len(set(res["stateful"].round(6))) > 1
+    assert len(set(res["dropout"].round(6))) == 5  # every copy drew its own mask
 
 
 def test_forward_pass_is_traced_once(tiny):

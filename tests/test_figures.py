@@ -1,6 +1,7 @@
 """Figure builders: labels escaped, shapes checked, the model named, values carried."""
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from lab import figures
@@ -49,3 +50,14 @@ def test_model_view_and_lines():
 def test_bar_by_layer():
     fig = figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M")
     assert list(fig.data[0].text) == ["0.900", "0.400"]
+
+
+def test_template_is_set_as_plotly_would():
+    import json
+
+    import plotly.io as pio
+
+    fig = figures.heatmap(np.eye(2), ["a", "b"], ["c", "d"], "T", "M")
+    validated = go.Figure(fig).update_layout(template=figures.TEMPLATE)  # Plotly's own, validated path
+    assert json.loads(pio.to_json(fig)) == json.loads(pio.to_json(validated))
+    assert fig.layout.template.layout.font.color == pio.templates[figures.TEMPLATE].layout.font.color

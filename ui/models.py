@@ -13,20 +13,28 @@ from lab import sources
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _load(family: str, source: str):
-    """(model, None) or (None, message). Cached either way; never mutate the model."""
+def load(family: str, source: str):
+    """(model, None) or (None, message). Cached either way; never mutate the model.
+
+    A loaded model lives as long as the server: the garbage collector is told to stop
+    walking it (``ui.warmup.freeze_heap``), which keeps every later collection cheap.
+    """
+    from ui.warmup import freeze_heap
+
     try:
         return lab_models.load(family, source), None
     except sources.SourceError as exc:
         return None, str(exc)
     except Exception as exc:  # noqa: BLE001 - a broken model folder must not crash the page
         return None, f"Could not load {source}: {type(exc).__name__}: {exc}"
+    finally:
+        freeze_heap()
 
 
 def model(family: str, source: str):
     """The model for ``source``; on failure, say why and fall back to the embedded one."""
     with st.spinner(f"Loading the {family.upper()} model ({source})..."):
-        loaded, error = _load(family, source)
+        loaded, error = load(family, source)
     if loaded is not None:
         return loaded
     st.error(error)
@@ -34,7 +42,7 @@ def model(family: str, source: str):
         st.stop()
     st.warning("Showing the embedded model instead.")
     with st.spinner(f"Loading the embedded {family.upper()} model..."):
-        loaded, error = _load(family, sources.EMBEDDED)
+        loaded, error = load(family, sources.EMBEDDED)
     if loaded is None:
         st.error(error)
         st.stop()

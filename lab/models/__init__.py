@@ -7,7 +7,19 @@ split first with ``lab.tokenize.split_words``).
 
 from __future__ import annotations
 
+import os
+import threading
+
 FAMILIES = ("bert", "elmo")
+
+
+def lower_thread_priority() -> None:
+    """Give the calling thread the lowest CPU priority, for work done in advance (Linux:
+    niceness is per thread); elsewhere, or when not allowed, nothing changes."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):
+        pass
 
 
 def load(family: str, source: str | None = None):

@@ -12,8 +12,11 @@ Padding mask convention: ``input_mask`` (B, T), 1 = real token (``layers.padding
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import queue
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -22,6 +25,7 @@ import numpy as np
 import tensorflow as tf
 
 from lab import sources
+from lab.models import lower_thread_priority
 from lab.models import layers as nn
 from lab.tokenize import MAX_POSITIONS, Encoding, WordPieceTokenizer, clean_text
 from lab.vectors import BertParts, LayerVectors, short_label
@@ -72,22 +76,18 @@ class BertConfig:
 # --- weights -----------------------------------------------------------------------------
 
 
-def random_weights(config: BertConfig, seed: int = 0) -> dict[str, np.ndarray]:
-    """Weights named as Hugging Face's BertModel, drawn N(0, 0.02) from ``seed``."""
-    rng = np.random.default_rng(seed)
+def weight_shapes(config: BertConfig) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every weight, named as Hugging Face's BertModel (dense weights
+    stored (out, in) as in PyTorch)."""
     C, I = config.hidden_size, config.intermediate_size
-
-    def normal(*shape):
-        return rng.normal(0.0, 0.02, shape).astype(np.float32)
-
-    w = {
-        "embeddings.word_embeddings.weight": normal(config.vocab_size, C),
-        "embeddings.position_embeddings.weight": normal(config.max_positions, C),
-        "embeddings.token_type_embeddings.weight": normal(config.type_vocab_size, C),
-        "embeddings.LayerNorm.weight": np.ones(C, np.float32),
-        "embeddings.LayerNorm.bias": np.zeros(C, np.float32),
-        "pooler.dense.weight": normal(C, C),
-        "pooler.dense.bias": np.zeros(C, np.float32),
+    shapes = {
+        "embeddings.word_embeddings.weight": (config.vocab_size, C),
+        "embeddings.position_embeddings.weight": (config.max_positions, C),
+        "embeddings.token_type_embeddings.weight": (config.type_vocab_size, C),
+        "embeddings.LayerNorm.weight": (C,),
+        "embeddings.LayerNorm.bias": (C,),
+        "pooler.dense.weight": (C, C),
+        "pooler.dense.bias": (C,),
     }
     for i in range(config.num_layers):
         p = f"encoder.layer.{i}."
@@ -99,11 +99,26 @@ def random_weights(config: BertConfig, seed: int = 0) -> dict[str, np.ndarray]:
             "intermediate.dense": (I, C),
             "output.dense": (C, I),
         }.items():
-            w[p + name + ".weight"] = normal(out, inp)  # stored (out, in) as in PyTorch
-            w[p + name + ".bias"] = np.zeros(out, np.float32)
+            shapes[p + name + ".weight"] = (out, inp)
+            shapes[p + name + ".bias"] = (out,)
         for name in ("attention.output.LayerNorm", "output.LayerNorm"):
-            w[p + name + ".weight"] = np.ones(C, np.float32)
-            w[p + name + ".bias"] = np.zeros(C, np.float32)
+            shapes[p + name + ".weight"] = (C,)
+            shapes[p + name + ".bias"] = (C,)
+    return shapes
+
+
+def random_weights(config: BertConfig, seed: int = 0) -> dict[str, np.ndarray]:
+    """Weights named as Hugging Face's BertModel, drawn N(0, 0.02) from ``seed``
+    (layer norms: weight 1, bias 0; biases 0)."""
+    rng = np.random.default_rng(seed)
+    w = {}
+    for name, shape in weight_shapes(config).items():
+        if name.endswith(".bias"):
+            w[name] = np.zeros(shape, np.float32)
+        elif "LayerNorm" in name:
+            w[name] = np.ones(shape, np.float32)
+        else:
+            w[name] = rng.normal(0.0, 0.02, shape).astype(np.float32)
     return w
 
 
@@ -141,12 +156,11 @@ class BertEncoder(tf.Module):
         super().__init__(name="bert_encoder")
         self.config = config
         w = weights if weights is not None else random_weights(config)
-        expected = random_weights(config)  # names and shapes only
-        for name, ref in expected.items():
+        for name, shape in weight_shapes(config).items():
             if name not in w:
                 raise ValueError(f"weights lack {name}")
-            if tuple(w[name].shape) != ref.shape:
-                raise ValueError(f"{name}: shape {w[name].shape}, config wants {ref.shape}")
+            if tuple(w[name].shape) != shape:
+                raise ValueError(f"{name}: shape {w[name].shape}, config wants {shape}")
 
         def const(name, transpose=False):
             a = np.asarray(w[name], np.float32)
@@ -181,11 +195,69 @@ class BertEncoder(tf.Module):
         self.pooler = (const("pooler.dense.weight", transpose=True), const("pooler.dense.bias"))
         # One trace serves every shape (both dimensions unknown); XLA then compiles one
         # fused program per padded shape, and ``__call__`` pads to a few buckets so that a
-        # new sentence rarely needs a new program (about 2 s the first time a bucket is used).
+        # new sentence rarely needs a new program (1-5 s the first time a bucket is used).
+        # ``_plain`` is the same graph without XLA: slower per call, but no compilation per
+        # shape, so a server can answer from it while a bucket compiles (``serve``).
         spec = tf.TensorSpec([None, None], tf.int32)
         self._forward = tf.function(
             self._forward_graph, input_signature=[spec, spec, spec], jit_compile=True
         )
+        self._plain = tf.function(self._forward_graph, input_signature=[spec, spec, spec])
+        self._compiled: set[tuple[int, int]] = set()  # (B, T) buckets XLA has built
+        self._queue: queue.Queue | None = None  # set by ``serve``: buckets to compile
+
+    def serve(self, buckets: Sequence[tuple[int, int]] = ()) -> None:
+        """Never make a caller wait for XLA: from now on a bucket without a compiled
+        program runs on the plain graph while one background thread compiles it, and
+        ``buckets`` ((B, T) pairs, most likely first) are compiled now, in the background.
+
+        Both paths compute the same function; their float32 results can differ in the last
+        bits (about 1e-6), so a run may differ that much from the same run before its bucket
+        was compiled. Without ``serve`` (tests, the command line) every call uses XLA.
+        """
+        if self._queue is None:
+            self._queue = queue.Queue()
+            self._stop = threading.Event()
+            worker = threading.Thread(target=self._compile_worker, name="bert-xla-compile", daemon=True)
+            worker.start()
+            # a compilation still running when the interpreter shuts down can crash it: stop first
+            atexit.register(self._stop_compiling, worker)
+        for shape in buckets:
+            self._queue.put(shape)
+
+    def _stop_compiling(self, worker: threading.Thread) -> None:
+        self._stop.set()
+        worker.join(timeout=30)
+
+    @property
+    def serving(self) -> bool:
+        """True once ``serve`` was called (a bucket without a program uses the plain graph)."""
+        return self._queue is not None
+
+    @property
+    def compiled(self) -> frozenset[tuple[int, int]]:
+        """The (B, T) buckets the background thread has compiled so far."""
+        return frozenset(self._compiled)
+
+    def _compile_worker(self) -> None:
+        lower_thread_priority()  # compiling in advance must not slow down the calls answered now
+        while not self._stop.is_set():
+            try:
+                B, T = self._queue.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if (B, T) in self._compiled:
+                continue
+            zeros = tf.zeros((B, T), tf.int32)
+            self._forward(zeros, tf.ones((B, T), tf.int32), zeros)  # traces once, compiles (B, T)
+            self._compiled.add((B, T))
+
+    def _program(self, B: int, T: int):
+        """The compiled program when it is there (or when not serving), else the plain graph."""
+        if self._queue is None or (B, T) in self._compiled:
+            return self._forward
+        self._queue.put((B, T))
+        return self._plain
 
     def _layer(self, x, bias, w):
         """One encoder layer: self-attention, add & norm, feed-forward, add & norm."""
@@ -239,7 +311,7 @@ class BertEncoder(tf.Module):
         B, T = ids.shape
         Bp, Tp = bucket(B, BATCH_BUCKETS), min(bucket(T, LENGTH_BUCKETS), self.config.max_positions)
         pad = ((0, Bp - B), (0, Tp - T))  # padded keys are masked, so real tokens are unchanged
-        out = self._forward(*(tf.constant(np.pad(a, pad)) for a in (ids, mask, types)))
+        out = self._program(Bp, Tp)(*(tf.constant(np.pad(a, pad)) for a in (ids, mask, types)))
         out = {k: v.numpy() for k, v in out.items()}
         return EncoderArrays(
             hidden_states=out["hidden_states"][:, :B, :T],
@@ -253,6 +325,9 @@ class BertEncoder(tf.Module):
 
 LENGTH_BUCKETS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
+# The buckets the pages use most, most likely first: two sentences as a padded batch
+# (B = 2) or packed as one pair (B = 1), up to 128 pieces. A server compiles these at start.
+COMMON_BUCKETS = tuple((B, T) for T in (16, 24, 32, 48, 64, 8, 96, 128) for B in (2, 1))
 
 
 def bucket(n: int, buckets: Sequence[int]) -> int:
@@ -355,6 +430,10 @@ class EmbeddedBert:
             "all-MiniLM-L6-v2 (embedded; a distilled BERT fine-tuned for sentence "
             "embeddings, 6 layers x 12 heads, width 384)",
         )
+
+    def serve(self, buckets: Sequence[tuple[int, int]] = COMMON_BUCKETS) -> None:
+        """Compile ``buckets`` in the background, and never wait for XLA (``BertEncoder.serve``)."""
+        self.encoder.serve(buckets)
 
     def info(self) -> dict:
         c = self.config

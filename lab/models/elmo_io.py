@@ -261,24 +261,29 @@ def repeat_runs(runner, tokens: list[str], runs: int, dropout: float) -> dict[st
 
     Modes: ``stateless`` (zeros every run); ``stateful`` (from a zero state, each run
     starting where the last ended); ``dropout`` (stateless, dropout at inference). A
-    SavedModel runner has only the stateless mode. The runner may be shared (a cached
-    model): the stateful runs hold its lock and reset the carried state before and after.
+    SavedModel runner has only the stateless mode. The stateless and dropout runs are
+    independent of each other, so each mode's runs go as one batch of ``runs`` copies of
+    the sentence (dropout draws its mask per element, so each copy gets its own); the
+    stateful runs depend on each other and go one after another. The runner may be shared
+    (a cached model): the stateful runs hold its lock and reset the carried state before
+    and after.
     """
-    sentence = [list(tokens)]
+    copies = [list(tokens)] * runs
 
-    def norm(out: LayerVectors) -> float:
-        return float(np.linalg.norm(out.layer("lstm_outputs2")[0, : len(tokens)]))
+    def norms(out: LayerVectors) -> np.ndarray:
+        return np.linalg.norm(out.layer("lstm_outputs2")[:, : len(tokens)].reshape(len(out.tokens), -1), axis=1)
 
-    result = {"stateless": [norm(runner.run(sentence)) for _ in range(runs)]}
+    result = {"stateless": norms(runner.run(copies))}
     if runner.supports_state:
         with runner.state_lock:
             runner.reset_state()
             try:
-                result["stateful"] = [norm(runner.run(sentence, stateful=True)) for _ in range(runs)]
+                result["stateful"] = np.concatenate(
+                    [norms(runner.run(copies[:1], stateful=True)) for _ in range(runs)])
             finally:
                 runner.reset_state()
-        result["dropout"] = [norm(runner.run(sentence, dropout=dropout)) for _ in range(runs)]
-    return {k: np.asarray(v) for k, v in result.items()}
+        result["dropout"] = norms(runner.run(copies, dropout=dropout))
+    return {k: np.asarray(v, np.float64) for k, v in result.items()}
 
 
 # ---------------------------------------------------------------------------------------

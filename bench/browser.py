@@ -1,0 +1,182 @@
+"""What a person waits for, in Chromium: a click, a new sentence, the first chart after start.
+
+    python bench/browser.py [--clicks 15] [--sentences 5] [--root CHECKOUT] [--skip-cold]
+
+Serves the app on a free loopback port and drives Debian's Chromium with Playwright
+(as tests/browser.py does). Every time is taken on what is drawn: the text and the path
+geometry of ``[data-testid="stPlotlyChart"]`` elements, polled until they change, never
+the status widget (a fragment rerun often never shows it).
+
+1. Cold start: from launching the server to the BERT page's per-layer chart drawn (the
+   browser asks for ``/bert`` as soon as the server answers its health check).
+2. After the start-up warm-up (the server's CPU has gone quiet): on the BERT, ELMo and
+   attention pages, click a word pill (``--clicks`` times, a different word each time)
+   until the chart that follows the word has changed: p50 / p95 / max.
+3. A new sentence A (typed, Ctrl+Enter; ``--sentences`` times, each new) until every
+   chart of the page has changed: p50 / p95 / max.
+
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.session import Server, new_sentences, parser  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHARTS = '[data-testid="stPlotlyChart"]'
+# page -> (the pills clicked, text in the title of the chart that follows the clicked word)
+PAGES = {
+    "bert": ("Word in sentence A", "Cosine similarity at every layer"),
+    "elmo": ("Word in sentence A", "at each layer"),
+    "attention": ("Query token", "head by head"),
+}
+# What is drawn: every text and every path of a chart, as one string.
+SIGNATURE = """el => el.textContent + '|' + Array.from(el.querySelectorAll('path'))
+    .map(p => p.getAttribute('d') || '').join(';')"""
+
+
+def signatures(pg) -> list[str]:
+    return pg.eval_on_selector_all(CHARTS, f"els => els.map({SIGNATURE})")
+
+
+def wait_idle(pg, timeout_s: float = 120) -> None:
+    pg.wait_for_timeout(300)
+    pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout_s * 1000)
+    pg.wait_for_timeout(300)
+
+
+def wait_change(read, before, timeout_s: float = 60, every_s: float = 0.01) -> float:
+    """Poll ``read()`` until ``before(value)`` is False; seconds waited (nan on timeout)."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout_s:
+        if not before(read()):
+            return time.perf_counter() - t0
+        time.sleep(every_s)
+    return float("nan")
+
+
+def chart_with(pg, title_part: str):
+    return pg.locator(CHARTS, has_text=title_part).first
+
+
+def cold_start(browser, root: Path, python: str) -> tuple[float, float, Server]:
+    """(seconds to a healthy server, seconds to the first BERT chart drawn), both from launch."""
+    pg = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    srv = Server(root=root, python=python).start(wait=False)
+    healthy = srv.wait_healthy()
+    pg.goto(srv.url + "/bert")
+    line = pg.locator(CHARTS, has_text=PAGES["bert"][1]).locator("g.trace.scatter path.js-line").first
+    line.wait_for(state="attached", timeout=180_000)  # the curve itself, not just the axes
+    drawn = time.monotonic() - srv.started
+    pg.context.close()
+    return healthy, drawn, srv
+
+
+def clicks(pg, base: str, page: str, n: int) -> list[float]:
+    group_name, title = PAGES[page]
+    pg.goto(f"{base}/{page}")
+    chart_with(pg, title).wait_for(timeout=120_000)
+    wait_idle(pg)
+    group = pg.get_by_role("radiogroup", name=group_name)
+    radios = group.get_by_role("radio")
+    count = radios.count()
+    times, target = [], 0
+    for _ in range(n):
+        target = (target + 1) % count
+        if radios.nth(target).get_attribute("aria-checked") == "true":  # already selected
+            target = (target + 1) % count
+        chart = chart_with(pg, title)
+        before = chart.evaluate(SIGNATURE)
+        t0 = time.perf_counter()
+        radios.nth(target).click()
+        waited = wait_change(lambda: chart_with(pg, title).evaluate(SIGNATURE), lambda s: s == before)
+        times.append(time.perf_counter() - t0 if waited == waited else float("nan"))
+        wait_idle(pg)
+    return times
+
+
+def new_sentence(pg, base: str, page: str, n: int) -> list[float]:
+    pg.goto(f"{base}/{page}")
+    chart_with(pg, PAGES[page][1]).wait_for(timeout=120_000)
+    wait_idle(pg)
+    box = pg.get_by_role("textbox", name="Sentence A")
+    times = []
+    for i in range(n):
+        before = signatures(pg)
+        box.fill(new_sentences(i, f"browser-{page}")[0])
+        t0 = time.perf_counter()
+        box.press("Control+Enter")
+
+        def unchanged(now, before=before):
+            return len(now) < len(before) or any(a == b for a, b in zip(now, before))
+
+        waited = wait_change(lambda: signatures(pg), unchanged)
+        times.append(time.perf_counter() - t0 if waited == waited else float("nan"))
+        wait_idle(pg)
+    return times
+
+
+def row(name: str, times: list[float]) -> str:
+    t = np.asarray(times, float)
+    bad = int(np.isnan(t).sum())
+    t = t[~np.isnan(t)] * 1000
+    if not len(t):
+        return f"{name:44s} no change seen ({bad} timeouts)"
+    return (f"{name:44s} p50 {np.percentile(t, 50):6.0f} ms  p95 {np.percentile(t, 95):6.0f} ms  "
+            f"max {t.max():6.0f} ms  (n={len(t)}{f', {bad} timeouts' if bad else ''})")
+
+
+def main(argv=None) -> int:
+    ap = parser(__doc__, clicks=15, sentences=5)
+    ap.add_argument("--skip-cold", action="store_true", help="start the server without timing it")
+    ap.add_argument("--pages", default="bert,elmo,attention")
+    a = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    root = a.root.resolve()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        srv = None
+        try:
+            if a.skip_cold:
+                srv = Server(root=root, python=a.python).start()
+            else:
+                healthy, drawn, srv = cold_start(browser, root, a.python)
+            srv.wait_quiet()
+            print(f"app: {root}")
+            if not a.skip_cold:
+                print(f"{'cold start: server launch -> first BERT chart':44s} {drawn:.1f} s (server healthy "
+                      f"after {healthy:.1f} s)")
+            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+            pg = ctx.new_page()
+            pg.set_default_timeout(120_000)
+            results = {}
+            for page in a.pages.split(","):
+                results[f"click a word -> chart changed ({page})"] = clicks(pg, srv.url, page, a.clicks)
+            for page in a.pages.split(","):
+                results[f"new sentence -> all charts changed ({page})"] = new_sentence(pg, srv.url, page, a.sentences)
+            for name, times in results.items():
+                print(row(name, times))
+            ctx.close()
+            print(f"server RSS after: {srv.rss_mb():.0f} MB; median click over pages: "
+                  f"{statistics.median([t for k, v in results.items() if 'click' in k for t in v]) * 1000:.0f} ms")
+        finally:
+            if srv:
+                srv.stop()
+            browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

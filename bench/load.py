@@ -1,0 +1,113 @@
+"""A class on one server: N simulated sessions at once, over Streamlit's own websocket protocol.
+
+    python bench/load.py [--sessions 20] [--selections 5] [--repeats 3] [--root CHECKOUT] [--url URL]
+
+Serves the app on a free loopback port (or uses ``--url``, which must be loopback), warms
+it with one view of each page, then ``--repeats`` times starts ``--sessions`` sessions at
+once; each opens a page (BERT, ELMo, attention in turn) with sentences no one used yet and
+then clicks ``--selections`` words, one after the other, as a person would. No browser: the
+server is what is measured (``bench/session.py``). Prints, per repeat, the errors (an
+exception shown by the app, a lost connection, a request over ``--timeout``), the time from
+a request to its finished script run (p50, p95, max) and the server's RSS after it.
+Bounded in sessions, requests and time (``--max-seconds``); asserts nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.session import CLICKS, Server, Session, new_sentences, parser  # noqa: E402
+
+PAGES = ("bert", "elmo", "attention")
+
+
+async def one_session(url: str, index: int, repeat: int, selections: int, timeout: float,
+                      times: list, errors: list) -> None:
+    page = PAGES[index % len(PAGES)]
+    s = Session(url)
+    try:
+        await s.connect()
+        r = await s.open(page, *new_sentences(index, f"r{repeat}"), timeout=timeout)
+        times.append(r.seconds)
+        errors += [f"{page} open: {e}" for e in r.errors]
+        label = CLICKS[page]
+        for k in range(selections):
+            options = s.widgets[label].options
+            r = await s.pick(label, (k + 1) % len(options), timeout=timeout)
+            times.append(r.seconds)
+            errors += [f"{page} pick: {e}" for e in r.errors]
+    except Exception as exc:  # noqa: BLE001 - a failed session is a counted error, not a crash
+        errors.append(f"session {index} ({page}): {type(exc).__name__}: {exc}")
+    finally:
+        await s.close()
+
+
+async def repeat_once(url: str, repeat: int, a) -> tuple[list, list, float]:
+    times, errors = [], []
+    t0 = time.perf_counter()
+    await asyncio.wait_for(asyncio.gather(*(one_session(url, i, repeat, a.selections, a.timeout, times, errors)
+                                            for i in range(a.sessions))), a.max_seconds)
+    return times, errors, time.perf_counter() - t0
+
+
+async def warm(url: str) -> None:
+    for page in PAGES:
+        s = Session(url)
+        await s.connect()
+        await s.open(page, *new_sentences(0, "warm"))
+        await s.close()
+
+
+def main(argv=None) -> int:
+    ap = parser(__doc__, sessions=20, selections=5, repeats=3)
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds one request may take")
+    ap.add_argument("--max-seconds", type=float, default=600.0, help="seconds one repeat may take")
+    ap.add_argument("--url", help="an already running app on loopback (RSS then not reported)")
+    a = ap.parse_args(argv)
+    a.sessions, a.selections, a.repeats = min(a.sessions, 50), min(a.selections, 20), min(a.repeats, 5)
+    srv = None
+    if a.url:
+        if urllib.parse.urlparse(a.url).hostname not in ("127.0.0.1", "localhost", "::1"):
+            ap.error("--url must be a loopback address")
+        url = a.url.rstrip("/")
+    else:
+        srv = Server(root=a.root.resolve(), python=a.python).start()
+        url = srv.url
+    try:
+        asyncio.run(warm(url))
+        if srv:
+            srv.wait_quiet()
+            print(f"app: {srv.root}; RSS after warm-up {srv.rss_mb():.0f} MB")
+        print(f"{a.sessions} sessions at once, each: open a page with new sentences, then "
+              f"{a.selections} clicks ({a.sessions * (1 + a.selections)} requests per repeat)")
+        print(f"{'repeat':>6s} {'errors':>6s} {'p50':>7s} {'p95':>7s} {'max':>7s} {'wall':>7s} {'RSS after':>10s}")
+        for rep in range(a.repeats):
+            times, errors, wall = asyncio.run(repeat_once(url, rep, a))
+            rss = f"{srv.rss_mb():.0f} MB" if srv else "-"
+            t = np.asarray(times) if times else np.array([np.nan])
+            print(f"{rep + 1:6d} {len(errors):6d} {np.percentile(t, 50):6.2f}s {np.percentile(t, 95):6.2f}s "
+                  f"{t.max():6.2f}s {wall:6.1f}s {rss:>10s}")
+            for e in errors[:5]:
+                print(f"       {e}")
+            if srv:
+                srv.wait_quiet(timeout=60)
+        if srv:
+            print(f"server CPU in all: {srv.cpu_s():.1f} s; mean over requests "
+                  f"{statistics.mean(times) if times else float('nan'):.2f} s (last repeat)")
+    finally:
+        if srv:
+            srv.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

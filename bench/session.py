@@ -1,0 +1,245 @@
+"""What the benchmarks share: a served app on loopback, its CPU and memory from /proc, and a
+client that speaks Streamlit's websocket protocol (no browser).
+
+A browser talks to the server over one websocket, ``/_stcore/stream``: it sends
+``BackMsg(rerun_script=ClientState(...))`` and reads ``ForwardMsg``s until one carries
+``script_finished`` (0 a full run finished, 3 a fragment run finished, 2 ended early for a
+rerun: keep reading). ``Session`` does the same, remembers the widgets the run drew (id,
+label, options, the fragment each lives in) and can "click" a pill as the browser would:
+the widget's new value and the id of its fragment.
+
+Nothing here asserts a time; the benchmarks print figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TICK = os.sysconf("SC_CLK_TCK")
+
+# Sentences a session has not seen: a new view needs a model run, not a cache hit.
+SUBJECTS = ["The central bank", "A fisherman", "The old teacher", "My neighbour", "The pilot", "A young nurse",
+            "The mayor", "Our coach", "The baker", "A tired student"]
+VERBS = ["raised interest rates", "rested by the river bank", "read the letter twice", "sold the old boat",
+         "planted a tree", "painted the fence", "found a key", "lost the match", "fixed the bike", "sang a song"]
+
+
+def new_sentences(i: int, salt: str = "") -> tuple[str, str]:
+    """Two sentences numbered ``i`` (different for every i and salt), sharing the word "bank"."""
+    a = f"{SUBJECTS[i % 10]} {VERBS[(i // 10) % 10]} near the bank on day {i}{salt}."
+    b = f"{SUBJECTS[(i + 3) % 10]} walked along the bank of the river at {i}{salt} o'clock."
+    return a, b
+
+
+def parser(doc: str, **counts: int):
+    """The command line every benchmark shares: ``--NAME N`` for each count (its default),
+    ``--root`` (the checkout to serve, e.g. a worktree of an older commit) and ``--python``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    for name, default in counts.items():
+        ap.add_argument(f"--{name}", type=int, default=default)
+    ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
+    ap.add_argument("--python", default=sys.executable, help="the interpreter that serves it")
+    return ap
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """``streamlit run app.py`` on a free loopback port, from ``root`` (a checkout)."""
+
+    root: Path = ROOT
+    python: str = sys.executable
+    env: dict = field(default_factory=dict)
+    port: int = 0
+    proc: subprocess.Popen | None = None
+    started: float = 0.0
+    log: Path | None = None
+    launcher: list[str] = field(default_factory=lambda: ["-m", "streamlit"])  # or a wrapper script
+
+    def start(self, wait: bool = True) -> "Server":
+        self.port = self.port or free_port()
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", LAB_WARMUP="1",
+                   PYTHONPATH=str(self.root)) | self.env
+        self.log = Path(f"/tmp/lab-bench-{self.port}.log")
+        self.started = time.monotonic()
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen(
+                [self.python, *self.launcher, "run", "app.py", "--server.port", str(self.port),
+                 "--server.address", "127.0.0.1", "--server.headless", "true",
+                 "--browser.gatherUsageStats", "false"],
+                cwd=self.root, env=env, stdout=out, stderr=subprocess.STDOUT)
+        if wait:
+            self.wait_healthy()
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def wait_healthy(self, timeout: float = 120) -> float:
+        """Seconds from start until /_stcore/health answers."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited:\n{self.log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return time.monotonic() - self.started
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"server did not start in {timeout} s:\n{self.log.read_text()[-3000:]}")
+
+    def cpu_s(self) -> float:
+        """utime + stime of the server process (fields 14 and 15 of /proc/PID/stat), in s."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
+
+    def wait_quiet(self, timeout: float = 300, window: float = 2.0, share: float = 0.05) -> float:
+        """Wait until the server uses under ``share`` of a core over ``window`` seconds
+        (start-up warm-up and background compilation done); returns the seconds waited."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            c0 = self.cpu_s()
+            time.sleep(window)
+            if self.cpu_s() - c0 < share * window:
+                break
+        return time.monotonic() - t0
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+@dataclass
+class Widget:
+    id: str
+    kind: str
+    label: str
+    options: list[str]
+    fragment_id: str
+
+
+@dataclass
+class RunResult:
+    seconds: float
+    bytes: int
+    messages: int
+    errors: list[str]
+    status: int
+
+
+class Session:
+    """One browser tab's worth of protocol: ``await s.open(page, a, b)``, ``await s.pick(label, i)``."""
+
+    def __init__(self, base_url: str):
+        self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
+        self.ws = None
+        self.page = ""
+        self.query = ""
+        self.widgets: dict[str, Widget] = {}
+
+    async def connect(self) -> None:
+        import websockets
+
+        self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None,
+                                           open_timeout=60, ping_interval=None)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def _rerun(self, timeout: float, **client_state) -> RunResult:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ClientState_pb2 import ClientState
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = BackMsg(rerun_script=ClientState(query_string=self.query, page_name=self.page, **client_state))
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        size = count = 0
+        errors: list[str] = []
+        deadline = t0 + timeout
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), max(0.1, deadline - time.perf_counter()))
+            size += len(raw)
+            count += 1
+            fm = ForwardMsg()
+            fm.ParseFromString(raw)
+            kind = fm.WhichOneof("type")
+            if kind == "delta":
+                self._note(fm.delta, errors)
+            elif kind == "page_not_found":
+                errors.append(f"page not found: {self.page}")
+            elif kind == "script_finished":
+                if fm.script_finished == 2:  # ended early for a rerun: the rerun follows
+                    continue
+                return RunResult(time.perf_counter() - t0, size, count, errors, fm.script_finished)
+
+    def _note(self, delta, errors: list[str]) -> None:
+        if delta.WhichOneof("type") != "new_element":
+            return
+        el = delta.new_element
+        kind = el.WhichOneof("type")
+        if kind == "exception":
+            errors.append(f"{el.exception.type}: {el.exception.message}")
+        elif kind == "button_group":
+            bg = el.button_group
+            self.widgets[bg.label] = Widget(bg.id, kind, bg.label, [o.content for o in bg.options],
+                                            delta.fragment_id)
+
+    async def open(self, page: str, a: str, b: str, timeout: float = 120) -> RunResult:
+        """Open ``page`` with sentences ``a`` and ``b`` (a full script run)."""
+        self.page = page
+        self.query = urllib.parse.urlencode({"a": a, "b": b})
+        self.widgets.clear()
+        return await self._rerun(timeout)
+
+    async def pick(self, label: str, option: int, timeout: float = 120) -> RunResult:
+        """Click option ``option`` of the pills or segmented control labelled ``label``, as the
+        browser does: its new value, and a rerun of the fragment it sits in."""
+        from streamlit.proto.Common_pb2 import StringArray
+        from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
+
+        w = self.widgets[label]
+        state = WidgetState(id=w.id, string_array_value=StringArray(data=[w.options[option]]))
+        return await self._rerun(timeout, widget_states=WidgetStates(widgets=[state]), fragment_id=w.fragment_id)
+
+
+# What a session clicks on each page: (label of a pills group, how to pick an option).
+CLICKS = {"bert": "Word in sentence A", "elmo": "Word in sentence A", "attention": "Query token"}

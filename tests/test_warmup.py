@@ -1,0 +1,74 @@
+"""The server's start-up warm-up (``ui/warmup.py``) and BERT answering without waiting for
+XLA (``BertEncoder.serve``)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from lab.models.bert import BertConfig, BertEncoder, random_weights
+from tests.conftest import ROOT
+
+
+def _batch():
+    ids = np.array([[2, 10, 11, 12, 3, 0, 0], [2, 13, 14, 15, 16, 17, 3]], np.int32)  # bucket (2, 8)
+    return ids, (ids > 0).astype(np.int32)
+
+
+def _wait_compiled(encoder, buckets, timeout_s=180):
+    deadline = time.monotonic() + timeout_s
+    while not set(buckets) <= encoder.compiled:
+        assert time.monotonic() < deadline, f"not compiled in {timeout_s} s: {set(buckets) - encoder.compiled}"
+        time.sleep(0.05)
+
+
+def test_serve_answers_a_new_bucket_from_the_plain_graph_then_from_its_compiled_program():
+    config = BertConfig.tiny()
+    weights = random_weights(config, seed=1)
+    reference = BertEncoder(config, weights)(*_batch())  # not serving: every call on XLA
+    encoder = BertEncoder(config, weights)
+    assert not encoder.serving
+    encoder.serve([(1, 16)])
+    assert encoder.serving
+    plain = encoder(*_batch())  # bucket (2, 8) has no program yet: the plain graph answers
+    _wait_compiled(encoder, [(1, 16), (2, 8)])  # asked for at serve, and the one just used
+    compiled = encoder(*_batch())
+    for out in (plain, compiled):
+        np.testing.assert_allclose(out.hidden_states, reference.hidden_states, atol=1e-5)
+        np.testing.assert_allclose(out.attentions.sum(-1), 1.0, atol=1e-5)
+        assert (out.attentions[:, 0, :, :, 5:] == 0.0).all()  # padded keys: exactly 0 on both paths
+    np.testing.assert_array_equal(compiled.hidden_states, reference.hidden_states)  # the same program
+
+
+def test_the_warm_up_loads_both_models_serves_bert_and_freezes_the_heap():
+    code = """
+import gc, json
+from lab import sources
+from ui import models, warmup
+warmup.start()
+finished = warmup.done.wait(600)
+bert, bert_error = models.load("bert", sources.EMBEDDED)  # the pages' cache: no second load
+elmo, elmo_error = models.load("elmo", sources.EMBEDDED)
+print(json.dumps({"finished": finished, "errors": [bert_error, elmo_error], "serving": bert.encoder.serving,
+                  "frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects())}))
+"""
+    env = dict(os.environ, LAB_WARMUP="1", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", TF_CPP_MIN_LOG_LEVEL="2")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert facts["finished"] and facts["errors"] == [None, None] and facts["serving"]
+    # what keeps each of Streamlit's collections cheap: the collector walks only what is new
+    assert facts["frozen"] > 10 * facts["tracked"], facts
+
+
+def test_lab_warmup_0_turns_it_off(monkeypatch):
+    from ui import warmup
+
+    monkeypatch.setenv("LAB_WARMUP", "0")
+    assert not warmup.enabled()
+    monkeypatch.setenv("LAB_WARMUP", "1")
+    assert warmup.enabled()

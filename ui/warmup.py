@@ -1,0 +1,105 @@
+"""Start-up warm-up: what the first person would otherwise wait for, done once per server
+in a background thread.
+
+``start()`` (called by app.py on every run; only the first call does anything) loads the
+configured BERT and ELMo into the same cache the pages use (``ui.models``), has the BERT
+compile its common length buckets in the background and answer from its plain graph
+until they are ready (``BertEncoder.serve``), traces ELMo's graphs, builds one figure of
+each kind (Plotly imports and validates its trace classes on first use) and one Arrow
+table. Then it freezes the garbage collector's view of everything loaded so far
+(``gc.freeze``): Streamlit collects garbage after every script run (its own
+``runner.postScriptGC``, and ``keras.backend.clear_session()``, which TensorFlow's import
+brings in); with TensorFlow, the models and Plotly on the heap each collection took about
+0.4 s of CPU, twice per click. Frozen objects are still freed when their last reference
+goes; the collector just stops walking them.
+
+``LAB_WARMUP=0`` turns it off: the page tests do, so that every BERT number they check
+comes from the compiled programs the tests compute with (a bucket answered from the plain
+graph can differ from its compiled program in the last bits, about 1e-6, enough to reorder
+tied cosines).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import threading
+
+import numpy as np
+
+_LOG = logging.getLogger(__name__)
+_started = threading.Event()
+done = threading.Event()  # set when the warm-up has finished (benchmarks wait on it)
+
+
+def enabled() -> bool:
+    """False when ``LAB_WARMUP`` is 0/false/no/off (default: on)."""
+    return os.environ.get("LAB_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def start() -> None:
+    """Start the warm-up thread, once per process (unless ``LAB_WARMUP=0``)."""
+    if _started.is_set() or not enabled():
+        return
+    _started.set()
+    threading.Thread(target=_warm, name="lab-warmup", daemon=True).start()
+
+
+def freeze_heap() -> None:
+    """Collect what is garbage now, then keep the collector off every surviving object."""
+    gc.collect()
+    gc.freeze()
+
+
+def _warm() -> None:
+    try:
+        _warm_models()
+        _warm_figures()
+    except Exception:  # noqa: BLE001 - a failed warm-up only means a slower first view
+        _LOG.warning("warm-up failed; the first views will be slower", exc_info=True)
+    finally:
+        freeze_heap()
+        done.set()
+
+
+def _warm_models() -> None:
+    from lab import sources
+    from lab.models import lower_thread_priority
+    from ui import frame, models
+
+    bert, _ = models.load("bert", sources.default_source("bert"))  # the first page may be waiting for it
+    lower_thread_priority()  # the rest is for later views: let the ones being answered go first
+    if bert is not None:
+        if hasattr(bert, "serve"):
+            bert.serve()  # compile the common buckets in the background from now on
+        bert.run([frame.DEFAULT_A, frame.DEFAULT_B])  # traces the plain graph
+        bert.run([frame.DEFAULT_A, frame.DEFAULT_B], pair=True)
+    elmo, _ = models.load("elmo", sources.default_source("elmo"))
+    if elmo is not None:
+        tokens = [["Warm", "up", "."], ["The", "bank", "."]]
+        elmo.run(tokens)  # traces the stateless graph
+        if elmo.supports_state:
+            elmo.run(tokens, dropout=0.1)  # and the dropout graph (no state is touched)
+
+
+def _warm_figures() -> None:
+    import pandas as pd
+    import plotly.io
+    from streamlit import dataframe_util
+
+    from lab import figures
+
+    z = np.eye(3)
+    tokens = ["a", "b", "c"]
+    built = [
+        figures.layer_curve(tokens, {"x": [0.1, 0.2, 0.3]}, "t", "m"),
+        figures.bar_by_layer(tokens, [0.1, 0.2, 0.3], "t", "m"),
+        figures.heatmap(z, tokens, tokens, "t", "m", highlight=(0, 0)),
+        figures.attention_heatmap(z, tokens, "t", "m", highlight_row=0),
+        figures.model_view(z[None, None], tokens, "t", "m"),
+        figures.attention_lines(z[0], tokens, 0, "t", "m"),
+    ]
+    for fig in built:
+        plotly.io.to_json(fig.to_dict(), validate=False)
+    dataframe_util.convert_anything_to_arrow_bytes(pd.DataFrame({"a": tokens, "b": [0.1, 0.2, 0.3]}))
