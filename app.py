@@ -15,6 +15,7 @@ import streamlit as st
 from ui import warmup
 from ui.pages import PAGES
 
+warmup.keep_kernel_cache()  # TensorFlow's kernels outlive a script run (Streamlit would clear them)
 warmup.start()  # once per server: load and compile the models, in the background
 st.set_page_config(page_title="Context Lab", page_icon=":material/biotech:", layout="wide")
 pages = {p: st.Page(p.path, title=p.title, icon=p.icon, default=p.default,

@@ -72,3 +72,22 @@ def test_lab_warmup_0_turns_it_off(monkeypatch):
     assert not warmup.enabled()
     monkeypatch.setenv("LAB_WARMUP", "1")
     assert warmup.enabled()
+
+
+def test_streamlit_keeps_tensorflow_kernels_between_runs(monkeypatch):
+    """Streamlit's clean-up after a run calls ``keras.backend.clear_session()`` (importing
+    TensorFlow imports Keras), which throws TensorFlow's kernels away; the app stops that."""
+    import keras
+    from streamlit.runtime.scriptrunner import script_runner
+
+    from ui import warmup
+
+    cleared = []
+    monkeypatch.setattr(keras.backend, "clear_session", lambda *a, **k: cleared.append(1))
+    monkeypatch.setattr(script_runner, "_clean_problem_modules", script_runner._clean_problem_modules)
+    script_runner._clean_problem_modules()
+    assert cleared == [1]  # Streamlit's own clean-up: the reason for the fix
+    warmup.keep_kernel_cache()
+    warmup.keep_kernel_cache()  # idempotent
+    script_runner._clean_problem_modules()
+    assert cleared == [1]
