@@ -139,12 +139,12 @@ class WordPieceTokenizer:
             lower_case_nfd_strip_accents=lower_case,
         )
         self._tokenize = tf.function(
-            self._tokenize_graph, input_signature=[tf.TensorSpec([None], tf.string)]
+            self._tokenize_graph, input_signature=[tf.TensorSpec([None], tf.string)], autograph=False
         )
         ragged = tf.RaggedTensorSpec([None, None], tf.int64)
         scalar = [tf.TensorSpec([], tf.int64)] * 2 + [tf.TensorSpec([], tf.int32)]
-        self._pack_one = tf.function(_pack_one, input_signature=[ragged] + scalar)
-        self._pack_two = tf.function(_pack_two, input_signature=[ragged, ragged] + scalar)
+        self._pack_one = tf.function(_pack_one, input_signature=[ragged] + scalar, autograph=False)
+        self._pack_two = tf.function(_pack_two, input_signature=[ragged, ragged] + scalar, autograph=False)
 
     @classmethod
     def from_file(cls, vocab_file: str | Path, lower_case: bool = True) -> "WordPieceTokenizer":

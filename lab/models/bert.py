@@ -200,9 +200,9 @@ class BertEncoder(tf.Module):
         # shape, so a server can answer from it while a bucket compiles (``serve``).
         spec = tf.TensorSpec([None, None], tf.int32)
         self._forward = tf.function(
-            self._forward_graph, input_signature=[spec, spec, spec], jit_compile=True
+            self._forward_graph, input_signature=[spec, spec, spec], jit_compile=True, autograph=False
         )
-        self._plain = tf.function(self._forward_graph, input_signature=[spec, spec, spec])
+        self._plain = tf.function(self._forward_graph, input_signature=[spec, spec, spec], autograph=False)
         self._compiled: set[tuple[int, int]] = set()  # (B, T) buckets XLA has built
         self._queue: queue.Queue | None = None  # set by ``serve``: buckets to compile
 

@@ -101,9 +101,11 @@ class ElmoRunner:
         sc = tf.TensorSpec((c.n_layers, 2, None, c.lstm_dim), tf.float32)
         sm = tf.TensorSpec((c.n_layers, 2, None, c.projection_dim), tf.float32)
         rate = tf.TensorSpec((), tf.float32)
-        self._fn = tf.function(lambda i, n, a, b: model.embed(i, n, a, b), input_signature=[ids, lens, sc, sm])
+        self._fn = tf.function(lambda i, n, a, b: model.embed(i, n, a, b), input_signature=[ids, lens, sc, sm],
+                               autograph=False)
         self._fn_dropout = tf.function(
-            lambda i, n, a, b, r: model.embed(i, n, a, b, dropout=r), input_signature=[ids, lens, sc, sm, rate]
+            lambda i, n, a, b, r: model.embed(i, n, a, b, dropout=r), input_signature=[ids, lens, sc, sm, rate],
+            autograph=False,
         )
         self.reset_state()
 
