@@ -24,4 +24,7 @@ pages = {p: st.Page(p.path, title=p.title, icon=p.icon, default=p.default,
 home = next(page for p, page in pages.items() if p.default)
 to_home = st.Page(lambda: st.switch_page(home), title="Home", url_path=next(p.url_path for p in PAGES if p.default),
                   visibility="hidden")
-st.navigation([*pages.values(), to_home]).run()
+try:
+    st.navigation([*pages.values(), to_home]).run()
+finally:
+    warmup.first_page_done()  # the warm-up goes on once the first page has been answered

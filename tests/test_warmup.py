@@ -49,6 +49,7 @@ import gc, json
 from lab import sources
 from ui import models, warmup
 warmup.start()
+warmup.first_page_done()  # as app.py says after its first run
 finished = warmup.done.wait(600)
 bert, bert_error = models.load("bert", sources.EMBEDDED)  # the pages' cache: no second load
 elmo, elmo_error = models.load("elmo", sources.EMBEDDED)

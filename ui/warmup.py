@@ -33,6 +33,9 @@ import numpy as np
 _LOG = logging.getLogger(__name__)
 _started = threading.Event()
 done = threading.Event()  # set when the warm-up has finished (benchmarks wait on it)
+_first_page = threading.Event()  # set when app.py's first run has ended
+# How long the warm-up waits for that first run before going on anyway.
+FIRST_PAGE_WAIT_S = 60.0
 
 
 def keep_kernel_cache() -> None:
@@ -75,6 +78,14 @@ def start() -> None:
     threading.Thread(target=_warm, name="lab-warmup", daemon=True).start()
 
 
+def first_page_done() -> None:
+    """Called by app.py when a run ends. Until the first one has ended, the warm-up does
+    only what that page needs too (load the default BERT, trace its first request), so
+    that loading ELMo and building figures do not take turns with the first page's own
+    Python work for the one interpreter lock; after ``FIRST_PAGE_WAIT_S`` it goes on anyway."""
+    _first_page.set()
+
+
 def freeze_heap() -> None:
     """Collect what is garbage now, then keep the collector off every surviving object."""
     gc.collect()
@@ -98,11 +109,17 @@ def _warm_models() -> None:
     from ui import frame, models
 
     bert, _ = models.load("bert", sources.default_source("bert"))  # the first page may be waiting for it
+    if bert is not None:
+        if hasattr(bert, "serve"):
+            bert.serve(())  # from now on no request waits for XLA (a new bucket runs on the plain graph)
+        # what the first page asks for: traces the tokenizer, the packer and the graph (a
+        # page asking meanwhile waits for these traces instead of making its own)
+        bert.run([frame.DEFAULT_A, frame.DEFAULT_B])
+    _first_page.wait(FIRST_PAGE_WAIT_S)
     lower_thread_priority()  # the rest is for later views: let the ones being answered go first
     if bert is not None:
         if hasattr(bert, "serve"):
             bert.serve()  # compile the common buckets in the background from now on
-        bert.run([frame.DEFAULT_A, frame.DEFAULT_B])  # traces the plain graph
         bert.run([frame.DEFAULT_A, frame.DEFAULT_B], pair=True)
     elmo, _ = models.load("elmo", sources.default_source("elmo"))
     if elmo is not None:
