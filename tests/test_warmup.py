@@ -85,7 +85,8 @@ def test_streamlit_keeps_tensorflow_kernels_between_runs(monkeypatch):
 
     cleared = []
     monkeypatch.setattr(keras.backend, "clear_session", lambda *a, **k: cleared.append(1))
-    monkeypatch.setattr(script_runner, "_clean_problem_modules", script_runner._clean_problem_modules)
+    current = script_runner._clean_problem_modules  # already replaced if app.py ran in this process
+    monkeypatch.setattr(script_runner, "_clean_problem_modules", getattr(current, "streamlit_original", current))
     script_runner._clean_problem_modules()
     assert cleared == [1]  # Streamlit's own clean-up: the reason for the fix
     warmup.keep_kernel_cache()

@@ -62,6 +62,7 @@ def keep_kernel_cache() -> None:
             plt.close("all")
 
     clean_problem_modules.keeps_kernel_cache = True
+    clean_problem_modules.streamlit_original = original
     script_runner._clean_problem_modules = clean_problem_modules
 
 
