@@ -30,6 +30,7 @@ from lab.models.elmo import (
     OUTPUT_KEYS,
     ElmoConfig,
     ElmoModel,
+    add_sentence_boundaries,
     char_ids,
     char_ids_tf,
 )
@@ -78,6 +79,24 @@ def _vectors(runner, tokens: list[list[str]], out: dict) -> LayerVectors:
     )
 
 
+def _stateful_norms(model: ElmoModel, ids, lengths, state_c, state_m, runs):
+    """The graph of ``ElmoRunner.stateful_norms`` for one unpadded sentence (B = 1):
+    ``runs`` passes of the biLSTM, each from the state the last ended in, and the norm of
+    ``lstm_outputs2`` (both directions at the words, as ``ElmoModel.embed`` builds it)
+    after each. The character CNN's token vectors are the same every pass: built once."""
+    ids_s, lengths_s = add_sentence_boundaries(ids, lengths)
+    token = model.char_cnn(ids_s)
+    T = tf.shape(ids)[1]
+
+    def step(k, c, m, norms):
+        layers, (c, m) = model.lstm(token, lengths_s, c, m, None)
+        top = tf.concat([layers[-1][0], layers[-1][1]], axis=-1)[0, 1 : T + 1]  # drop <S> and </S>
+        return k + 1, c, m, norms.write(k, tf.norm(top))
+
+    start = (tf.constant(0), state_c, state_m, tf.TensorArray(tf.float32, size=runs))
+    return tf.while_loop(lambda k, *_: k < runs, step, start)[3].stack()
+
+
 class ElmoRunner:
     """Runs an in-memory ``ElmoModel`` (the Keras-style path): stateless by default,
     optionally stateful (each row's final LSTM state starts the same row next call, as
@@ -106,6 +125,10 @@ class ElmoRunner:
         self._fn_dropout = tf.function(
             lambda i, n, a, b, r: model.embed(i, n, a, b, dropout=r), input_signature=[ids, lens, sc, sm, rate],
             autograph=False,
+        )
+        self._fn_stateful_norms = tf.function(
+            lambda i, n, a, b, runs: _stateful_norms(model, i, n, a, b, runs),
+            input_signature=[ids, lens, sc, sm, tf.TensorSpec((), tf.int32)], autograph=False,
         )
         self.reset_state()
 
@@ -155,6 +178,17 @@ class ElmoRunner:
             else:  # rows past this batch keep their state
                 self._state_c[:, :, :B], self._state_m[:, :, :B] = fc, fm
         return _vectors(self, tokens, {k: v.numpy() for k, v in out.items()})
+
+    def stateful_norms(self, tokens: list[str], runs: int) -> np.ndarray:
+        """(runs,) norms of ``lstm_outputs2`` for one sentence run ``runs`` times in stateful
+        mode from a zero state, each run starting where the last ended, in one graph call
+        (the same computation as ``run(stateful=True)`` after ``reset_state``; the carried
+        state is not touched)."""
+        tokens = _check_tokens([tokens])
+        sc, sm = self._zero_state(1)
+        norms = self._fn_stateful_norms(char_ids(tokens), np.array([len(tokens[0])], np.int32), sc, sm,
+                                        tf.constant(runs, tf.int32))
+        return norms.numpy().astype(np.float64)
 
     def info(self) -> dict:
         c = self.model.config
@@ -266,9 +300,8 @@ def repeat_runs(runner, tokens: list[str], runs: int, dropout: float) -> dict[st
     SavedModel runner has only the stateless mode. The stateless and dropout runs are
     independent of each other, so each mode's runs go as one batch of ``runs`` copies of
     the sentence (dropout draws its mask per element, so each copy gets its own); the
-    stateful runs depend on each other and go one after another. The runner may be shared
-    (a cached model): the stateful runs hold its lock and reset the carried state before
-    and after.
+    stateful runs depend on each other and go one after another inside one graph call
+    (``ElmoRunner.stateful_norms``), which leaves a shared runner's carried state alone.
     """
     copies = [list(tokens)] * runs
 
@@ -277,13 +310,7 @@ def repeat_runs(runner, tokens: list[str], runs: int, dropout: float) -> dict[st
 
     result = {"stateless": norms(runner.run(copies))}
     if runner.supports_state:
-        with runner.state_lock:
-            runner.reset_state()
-            try:
-                result["stateful"] = np.concatenate(
-                    [norms(runner.run(copies[:1], stateful=True)) for _ in range(runs)])
-            finally:
-                runner.reset_state()
+        result["stateful"] = runner.stateful_norms(tokens, runs)
         result["dropout"] = norms(runner.run(copies, dropout=dropout))
     return {k: np.asarray(v, np.float64) for k, v in result.items()}
 
