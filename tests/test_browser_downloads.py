@@ -36,7 +36,10 @@ def test_vectors_download_as_the_export_contract(bert_page):
 
 
 def test_a_table_downloads_as_csv(bert_page):
-    name, data = download(bert_page, lambda: bert_page.get_by_role("button", name="CSV", exact=True).first.click())
+    # the WordPiece table of sentence A's button, by its key (Streamlit puts it in the element's class); the
+    # first "CSV" button on the page can belong to another table while a section is being redrawn
+    button = bert_page.locator(".st-key-wp_A_csv").get_by_role("button", name="CSV", exact=True)
+    name, data = download(bert_page, lambda: button.click())
     assert name == "wp_A.csv"
     rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
     assert rows[0][:3] == ["", "0", "1"]  # one column per position
