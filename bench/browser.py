@@ -33,10 +33,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.session import Server, new_sentences, parser  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 CHARTS = '[data-testid="stPlotlyChart"]'
 # page -> (the pills clicked, text in the title of the chart that follows the clicked word)
 PAGES = {
@@ -162,7 +160,7 @@ def main(argv=None) -> int:
 
     root = a.root.resolve()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         srv = None
         try:
             if a.skip_cold:

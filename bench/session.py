@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.browser import _free_port  # the tests' loopback port picker
 
 ROOT = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -54,12 +55,6 @@ def parser(doc: str, **counts: int):
     return ap
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @dataclass
 class Server:
     """``streamlit run app.py`` on a free loopback port, from ``root`` (a checkout)."""
@@ -74,7 +69,7 @@ class Server:
     launcher: list[str] = field(default_factory=lambda: ["-m", "streamlit"])  # or a wrapper script
 
     def start(self, wait: bool = True) -> "Server":
-        self.port = self.port or free_port()
+        self.port = self.port or _free_port()
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", LAB_WARMUP="1",
                    PYTHONPATH=str(self.root)) | self.env
         self.log = Path(f"/tmp/lab-bench-{self.port}.log")

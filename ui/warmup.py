@@ -107,27 +107,27 @@ def _warm() -> None:
 def _warm_models() -> None:
     from lab import sources
     from lab.models import lower_thread_priority
+    from lab.models.elmo_io import repeat_runs
     from ui import frame, models
 
     bert, _ = models.load("bert", sources.default_source("bert"))  # the first page may be waiting for it
+    serve = getattr(bert, "serve", None)  # the embedded BERT has it; a TF Hub BERT does not
+    if serve:
+        serve(())  # from now on no request waits for XLA (a new bucket runs on the plain graph)
     if bert is not None:
-        if hasattr(bert, "serve"):
-            bert.serve(())  # from now on no request waits for XLA (a new bucket runs on the plain graph)
         # what the first page asks for: traces the tokenizer, the packer and the graph (a
         # page asking meanwhile waits for these traces instead of making its own)
         bert.run([frame.DEFAULT_A, frame.DEFAULT_B])
     _first_page.wait(FIRST_PAGE_WAIT_S)
     lower_thread_priority()  # the rest is for later views: let the ones being answered go first
+    if serve:
+        serve()  # compile the common buckets in the background from now on
     if bert is not None:
-        if hasattr(bert, "serve"):
-            bert.serve()  # compile the common buckets in the background from now on
         bert.run([frame.DEFAULT_A, frame.DEFAULT_B], pair=True)
     elmo, _ = models.load("elmo", sources.default_source("elmo"))
     if elmo is not None:
-        tokens = [["Warm", "up", "."], ["The", "bank", "."]]
-        elmo.run(tokens)  # traces the stateless graph
-        if elmo.supports_state:
-            elmo.run(tokens, dropout=0.1)  # and the dropout graph (no state is touched)
+        elmo.run([["Warm", "up", "."], ["The", "bank", "."]])  # traces the stateless graph
+        repeat_runs(elmo, ["The", "bank", "."], 2, 0.1)  # and what the ELMo page's section 4 runs
 
 
 def _warm_figures() -> None:

@@ -207,6 +207,13 @@ def char_ids_tf(tokens: tf.Tensor, sequence_len: tf.Tensor) -> tf.Tensor:
     return ids * tf.cast(real, tf.int32)[..., tf.newaxis]
 
 
+def at_words(states: tf.Tensor, T) -> tf.Tensor:
+    """One biLSTM layer's (2, B, S, P) states (forward, backward) over wrapped sentences ->
+    (B, T, 2P): both directions side by side at the T words (<S> and </S> dropped), as
+    ELMo's ``lstm_outputs`` are built."""
+    return tf.concat([states[0], states[1]], axis=-1)[:, 1 : T + 1]
+
+
 def add_sentence_boundaries(ids: tf.Tensor, sequence_len: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
     """(B, T, W) ids, (B,) lengths -> (B, S=T+2, W) with <S> first and </S> after the last
     real token, and lengths + 2. Positions past the end stay all-zero (padded)."""
@@ -428,7 +435,7 @@ class ElmoModel(tf.Module):
         mask = tf.sequence_mask(sequence_len, T, dtype=tf.float32)  # (B, T)
         keep = mask[..., tf.newaxis]
         word_emb = token[:, 1 : T + 1] * keep  # drop <S> and </S>: (B, T, P)
-        lstm = [tf.concat([h[0], h[1]], axis=-1)[:, 1 : T + 1] * keep for h in layers]  # (B, T, C)
+        lstm = [at_words(h, T) * keep for h in layers]  # (B, T, C)
         stacked = tf.stack([tf.concat([word_emb, word_emb], axis=-1)] + lstm)  # (3, B, T, C)
         s = tf.nn.softmax(self.mix_weights)[:, tf.newaxis, tf.newaxis, tf.newaxis]
         elmo = self.mix_gamma * tf.reduce_sum(s * stacked, axis=0)  # (B, T, C)
