@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import functools
 import html
+import math
+import re
 import textwrap
+import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -41,12 +44,25 @@ def label(text: str) -> str:
     return html.escape(str(text), quote=False)
 
 
+TICK_CHARS = 20
+
+
+def tick_label(text: str) -> str:
+    """A token as an axis label: cut to ``TICK_CHARS`` characters with an ellipsis, so one
+    long word cannot take the chart's width (the hover shows it whole)."""
+    text = str(text)
+    return text if len(text) <= TICK_CHARS else text[: TICK_CHARS - 1] + "…"
+
+
 def _title(title: str, model_label: str, projector: bool = False) -> dict:
     # The model line is the caption every view must carry: wrap it to the figure's width
-    # (fewer characters fit a line in projector type) rather than cut it off.
-    lines = textwrap.wrap(f"Model: {model_label}", width=style(projector)["title_chars"])[:3]
+    # (fewer characters fit a line in projector type) rather than cut it off; the title
+    # too, in its larger type.
+    chars = style(projector)["title_chars"]
+    heading = "<br>".join(label(line) for line in textwrap.wrap(title, width=int(chars * 0.65)))
+    lines = textwrap.wrap(f"Model: {model_label}", width=chars)[:3]
     model = "<br>".join(f"<sup>{label(line)}</sup>" for line in lines)
-    return {"text": f"{label(title)}<br>{model}", "x": 0.0, "xanchor": "left"}
+    return {"text": f"{heading}<br>{model}", "x": 0.0, "xanchor": "left"}
 
 
 TEMPLATE = "plotly_white"
@@ -73,12 +89,13 @@ def _set_template(fig: go.Figure) -> None:
 
 
 def _figure(traces: list, title: str, model_label: str, projector: bool, margin_top: int = 0,
-            margin_right: int = 10, **layout) -> go.Figure:
+            margin_right: int = 10, numeric_axes: Sequence[str] = (), **layout) -> go.Figure:
     """The figure of ``traces`` with the common layout (title and model line, type sizes,
     margins, template) plus ``layout``, built in one go: Plotly validates a layout given to
     the constructor once, while each ``update_layout`` / ``update_xaxes`` / ``add_shape``
     on a built figure goes through its batch-update machinery again (most of a figure's
-    build time before)."""
+    build time before). Margins fit the tick labels (``_fit_margins``; ``numeric_axes``
+    names the axes whose ticks are numbers)."""
     s = style(projector)
     head = _title(title, model_label, projector)
     head["font"] = {"size": s["title"]}
@@ -99,9 +116,76 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
         ax["title"] = {**title, "font": {"size": s["font"]}}
         layout[axis] = ax
     layout["legend"] = {"font": {"size": s["font"]}} | dict(layout.get("legend") or {})
+    _fit_margins(layout, traces, s, numeric_axes)
     fig = go.Figure(data=traces, layout=layout)
     _set_template(fig)
     return fig
+
+
+def text_width(text: str, size: float) -> float:
+    """A generous estimate of ``text``'s width in pixels at font ``size``: the widest line
+    of a Plotly label (``<br>`` breaks lines, tags are dropped, entities are one character)."""
+
+    def em(ch: str) -> float:
+        if unicodedata.east_asian_width(ch) in "WF" or ord(ch) > 0xFFFF:
+            return 1.15  # CJK, emoji
+        if ch.isupper() or ch in "mwMW@%#&":
+            return 0.85
+        if ch in "ijlft.,:;'|!()[] ":
+            return 0.4
+        return 0.62
+
+    lines = re.split(r"<br\s*/?>", text)
+    return size * max(sum(em(c) for c in html.unescape(re.sub(r"<[^>]+>", "", line))) for line in lines)
+
+
+def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str]) -> None:
+    """Margins worked out here from the tick labels, with Plotly's automargin off.
+
+    With automargin on, Plotly measures every tick label in the browser and, when the
+    margins it finds differ from the ones it drew with, draws the whole chart again: about
+    half of a chart's drawing time in Chromium (a line chart 80 -> 45 ms, a token heatmap
+    160-200 -> 85-115 ms, measured with Plotly.newPlot on this app's figures). Axes with
+    ``ticktext`` use their labels, ``numeric_axes`` a number's width; any other axis
+    keeps automargin. A horizontal legend sits in the bottom margin (container
+    coordinates), which grows to hold it.
+    """
+    margin, font, tick = layout["margin"], s["font"], s["tick"]
+    title_room = font * 1.4 + 8
+
+    def labels(axis: str) -> list[str] | None:
+        ax = layout[axis]
+        if ax.get("visible", True) is False:
+            return None
+        if "ticktext" in ax:
+            return [str(t) for t in ax["ticktext"]] or ["0"]
+        return ["-0.25"] if axis[0] in numeric_axes else None
+
+    y_labels = labels("yaxis")
+    if y_labels is not None:
+        width = max(text_width(t, tick) for t in y_labels)
+        titled = bool(layout["yaxis"]["title"].get("text"))
+        margin["l"] = max(margin["l"], math.ceil(width + 12 + (title_room if titled else 0)))
+        layout["yaxis"]["automargin"] = False
+    x_labels = labels("xaxis")
+    bottom = margin["b"]
+    if x_labels is not None:
+        ax = layout["xaxis"]
+        width = max(text_width(t, tick) for t in x_labels)
+        lines = max(t.count("<br>") + 1 for t in x_labels)
+        # Plotly turns crowded labels by 30 degrees (or by the given tickangle): room for either.
+        angle = math.radians(abs(ax.get("tickangle", 30) or 30))
+        height = max(lines * tick * 1.3, width * math.sin(angle) + tick * math.cos(angle))
+        bottom = max(bottom, math.ceil(height + 12 + (title_room if ax["title"].get("text") else 0)))
+        ax["automargin"] = False
+    legend = layout.get("legend", {})
+    if layout.get("showlegend") and legend.get("orientation") == "h":
+        names = [t.name for t in traces if getattr(t, "name", None) and t.showlegend is not False]
+        per_row = max(1, int(640 // max([text_width(n, font) + 45 for n in names] or [1])))
+        rows = math.ceil(len(names) / per_row) if names else 0
+        legend.update({"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"})
+        bottom += math.ceil(rows * font * 1.6 + 8)
+    margin["b"] = bottom
 
 
 def _check_labels(z: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str]) -> None:
@@ -139,8 +223,8 @@ def layer_curve(
     yaxis = {"title": {"text": y_title}, "tickfont": {"size": s["tick"]}}
     if y_range:
         yaxis["range"] = list(y_range)
-    return _figure(traces, title, model_label, projector, showlegend=True,
-                   legend={"orientation": "h", "y": -0.25}, yaxis=yaxis,
+    return _figure(traces, title, model_label, projector, numeric_axes=("y",), showlegend=True,
+                   legend={"orientation": "h"}, yaxis=yaxis,
                    xaxis={"tickvals": list(range(len(layer_names))), "ticktext": [label(n) for n in layer_names],
                           "tickfont": {"size": s["tick"]}, "title": {"text": "layer"}})
 
@@ -163,7 +247,7 @@ def bar_by_layer(
         textposition="outside", marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
         textfont_size=s["cell_text"],
     )
-    return _figure([bar], title, model_label, projector, xaxis={"tickfont": {"size": s["tick"]}},
+    return _figure([bar], title, model_label, projector, numeric_axes=("y",), xaxis={"tickfont": {"size": s["tick"]}},
                    yaxis={"title": {"text": y_title}, "range": [min(0.0, values.min() - 0.1), 1.1],
                           "tickfont": {"size": s["tick"]}})
 
@@ -200,7 +284,8 @@ def heatmap(
         show_values = z.size <= (150 if projector else 300)
     xs, ys = list(range(z.shape[1])), list(range(z.shape[0]))
     xt, yt = [label(t) for t in x_labels], [label(t) for t in y_labels]
-    hover = [[f"{yt[r]} → {xt[c]}" for c in xs] for r in ys]
+    hover = [[f"{yt[r]} → {xt[c]}" for c in xs] for r in ys]  # the whole tokens
+    xt, yt = [label(tick_label(t)) for t in x_labels], [label(tick_label(t)) for t in y_labels]
     traces = [go.Heatmap(
         z=z, x=xs, y=ys,
         zmin=zrange[0] if zrange else None, zmax=zrange[1] if zrange else None,
@@ -234,8 +319,10 @@ def heatmap(
     if shapes:
         layout["shapes"] = shapes
     height = max(s["height"], 80 + (36 if projector else 24) * len(ys))
+    # the colour bar sits right of the plot: room for it, so Plotly need not widen the margin
+    colorbar_room = math.ceil(s["colorbar"] + text_width("-0.25", s["tick"]) + 50)
     return _figure(
-        traces, title, model_label, projector, height=min(height, 1400), **layout,
+        traces, title, model_label, projector, height=min(height, 1400), margin_right=colorbar_room, **layout,
         xaxis={"tickvals": xs, "ticktext": xt, "title": {"text": x_title}, "tickfont": {"size": s["tick"]},
                "side": "bottom", "tickangle": -45 if len(xs) > 8 else 0},
         yaxis={"tickvals": ys, "ticktext": yt, "title": {"text": y_title}, "tickfont": {"size": s["tick"]},
@@ -384,8 +471,8 @@ def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projec
     yaxis = {"title": {"text": y_title}, "tickfont": {"size": s["tick"]}}
     if y_range:
         yaxis["range"] = list(y_range)
-    return _figure(traces, title, model_label, projector, showlegend=True, legend={"orientation": "h", "y": -0.3},
-                   height=s["height"] + 60, yaxis=yaxis,
+    return _figure(traces, title, model_label, projector, numeric_axes=("y",), showlegend=True,
+                   legend={"orientation": "h"}, height=s["height"] + 60, yaxis=yaxis,
                    xaxis={"tickvals": sorted(ticks), "ticktext": ["<br>".join(ticks[d]) for d in sorted(ticks)],
                           "tickfont": {"size": s["tick"]}, "range": [-0.05, 1.05],
                           "title": {"text": "relative depth (0 = input layer, 1 = top layer)"}})
@@ -418,8 +505,8 @@ def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]
                 marker={"size": s["marker"] * 2.2, "symbol": "star", "color": OKABE_ITO[7]},
                 hovertemplate="your pair: cosine %{x:.3f}<extra></extra>",
             ))
-    return _figure(traces, title, model_label, projector, showlegend=True, legend={"orientation": "h", "y": -0.3},
-                   height=max(300, 160 + 110 * len(rows)),
+    return _figure(traces, title, model_label, projector, numeric_axes=("x",), showlegend=True,
+                   legend={"orientation": "h"}, height=max(300, 160 + 110 * len(rows)),
                    yaxis={"tickvals": list(range(len(rows))), "ticktext": [label(m) for m in rows],
                           "tickfont": {"size": s["tick"]}, "range": [-0.6, len(rows) - 0.4]},
                    xaxis={"title": {"text": "cosine of the word in the two sentences"},

@@ -246,8 +246,11 @@ def _model_view(out, view: views.AttentionView, detail: str) -> None:
                "the keys across. Pick one below to read it closely.")
 
 
+@state.fragment
 def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str) -> None:
-    """One head of one layer, with a query token to follow."""
+    """One head of one layer, with a query token to follow: a fragment of its own inside
+    ``bert_heads``, so that picking a token or a head redraws this part only, not the
+    model view above it."""
     st.subheader("Head view: one layer, one head")
     H = view.attn.shape[1]
     q_pos = [int(p) for p in view.query_positions]

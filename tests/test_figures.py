@@ -61,3 +61,49 @@ def test_template_is_set_as_plotly_would():
     validated = go.Figure(fig).update_layout(template=figures.TEMPLATE)  # Plotly's own, validated path
     assert json.loads(pio.to_json(fig)) == json.loads(pio.to_json(validated))
     assert fig.layout.template.layout.font.color == pio.templates[figures.TEMPLATE].layout.font.color
+
+
+def test_margins_fit_the_labels_so_plotly_need_not_measure_them():
+    short = figures.heatmap(np.eye(2), ["a", "b"], ["c", "d"], "T", "M", x_title="x", y_title="y")
+    long = figures.heatmap(np.eye(2), ["a", "b"], ["embedding", "WWWWWWWW"], "T", "M", x_title="x", y_title="y")
+    for fig in (short, long):
+        assert fig.layout.xaxis.automargin is False and fig.layout.yaxis.automargin is False
+    # the left margin holds the widest row label plus the axis title, and grows with it
+    assert long.layout.margin.l > short.layout.margin.l
+    assert long.layout.margin.l >= figures.text_width("WWWWWWWW", figures.style(False)["tick"]) + 20
+    big = figures.heatmap(np.eye(2), ["a", "b"], ["embedding", "WWWWWWWW"], "T", "M", projector=True, y_title="y")
+    assert big.layout.margin.l > long.layout.margin.l  # larger type, wider labels
+    # the colour bar has room at the right; a legend below a line chart has room at the bottom
+    assert short.layout.margin.r > figures.style(False)["colorbar"] + 20
+    curve = figures.layer_curve(["e", "1"], {"one": [1.0, 0.5], "two": [0.2, 0.1]}, "T", "M")
+    assert curve.layout.legend.yref == "container" and curve.layout.legend.y == 0
+    assert curve.layout.margin.b > figures.style(False)["tick"] + figures.style(False)["font"]
+
+
+def test_text_width_estimates():
+    w = figures.text_width
+    assert w("WWW", 12) > w("iii", 12)  # wide and narrow letters
+    assert w("銀行", 12) >= 2 * 12  # CJK: about one em a character
+    assert w("a<br>bbbb", 10) == w("bbbb", 10)  # the widest line
+    assert w("&lt;b&gt;", 10) == w("xbx", 10)  # an entity is one character, a tag none
+    assert w("<sup>b</sup>", 10) == w("b", 10)
+
+
+def test_long_tokens_are_cut_on_the_axis_but_whole_in_the_hover():
+    word = "Antidisestablishmentarianism"
+    fig = figures.heatmap(np.eye(2), [word, "b"], ["c", "d"], "T", "M")
+    tick = fig.layout.xaxis.ticktext[0]
+    assert len(tick) == figures.TICK_CHARS and tick.endswith("…") and word.startswith(tick[:-1])
+    assert word in fig.data[1].customdata[0][0]  # the click marker's hover text
+
+
+def test_long_titles_wrap_and_keep_their_words():
+    from ui.charts import title_of
+
+    title = "Your pair (sentences A and B, the selected words) among the sense pairs, at each model's best layer"
+    fig = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, title, "M", projector=True)
+    heading = [line for line in fig.layout.title.text.split("<br>") if not line.startswith("<sup>")]
+    assert len(heading) > 1 and all(len(line) <= 0.65 * figures.style(True)["title_chars"] for line in heading)
+    assert title_of(fig) == title  # the PNG's file name still comes from the whole title
+    one_line = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, title, "M", projector=False)
+    assert one_line.layout.margin.t < fig.layout.margin.t

@@ -28,9 +28,11 @@ def toolbar(name: str) -> dict:
 
 
 def title_of(fig: go.Figure) -> str:
-    """The figure's title as text (the first line: the model line below it is left out)."""
-    text = fig.layout.title.text or ""
-    return html.unescape(re.sub(r"<[^>]+>", "", text.split("<br>")[0]))
+    """The figure's title as text (its lines joined; the model line below it, in ``<sup>``,
+    is left out)."""
+    lines = (fig.layout.title.text or "").split("<br>")
+    text = " ".join(line for line in lines if not line.startswith("<sup>"))
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
 
 
 def show(fig: go.Figure, key: str, **kwargs):
