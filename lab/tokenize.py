@@ -209,8 +209,10 @@ class WordPieceTokenizer:
         at most 512). Returns int32 ``input_word_ids``, ``input_mask`` (1 = real token)
         and ``input_type_ids`` (0 for A, 1 for B), each (B, seq_length).
         """
-        def ragged(encodings):
-            return tf.ragged.constant([e.ids for e in encodings], dtype=tf.int64, ragged_rank=1)
+        def ragged(encodings):  # (B, pieces), built from flat arrays (tf.ragged.constant is slow)
+            flat = np.fromiter((i for e in encodings for i in e.ids), np.int64)
+            return tf.RaggedTensor.from_row_lengths(flat, np.array([len(e.ids) for e in encodings], np.int64),
+                                                    validate=False)
 
         if second is None:
             longest = max(len(x.ids) for x in first) + 2

@@ -323,11 +323,13 @@ class BertEncoder(tf.Module):
         )
 
 
-LENGTH_BUCKETS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+# Steps of 4 up to 24 positions, where classroom sentences fall: the encoder's time grows
+# with T, and two sentences of 10 pieces padded to 16 instead of 12 cost 26 instead of 22 ms.
+LENGTH_BUCKETS = (8, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
 # The buckets the pages use most, most likely first: two sentences as a padded batch
 # (B = 2) or packed as one pair (B = 1), up to 128 pieces. A server compiles these at start.
-COMMON_BUCKETS = tuple((B, T) for T in (16, 24, 32, 48, 64, 8, 96, 128) for B in (2, 1))
+COMMON_BUCKETS = tuple((B, T) for T in (12, 16, 20, 24, 32, 48, 64, 8, 96, 128) for B in (2, 1))
 
 
 def bucket(n: int, buckets: Sequence[int]) -> int:
