@@ -139,6 +139,9 @@ def text_width(text: str, size: float) -> float:
     return size * max(sum(em(c) for c in html.unescape(re.sub(r"<[^>]+>", "", line))) for line in lines)
 
 
+PLOT_WIDTH = 560  # px: about the narrowest plot area of a full-width chart on a laptop
+
+
 def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str]) -> None:
     """Margins worked out here from the tick labels, with Plotly's automargin off.
 
@@ -171,11 +174,15 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
     bottom = margin["b"]
     if x_labels is not None:
         ax = layout["xaxis"]
-        width = max(text_width(t, tick) for t in x_labels)
+        widths = [text_width(t, tick) for t in x_labels]
         lines = max(t.count("<br>") + 1 for t in x_labels)
-        # Plotly turns crowded labels by 30 degrees (or by the given tickangle): room for either.
-        angle = math.radians(abs(ax.get("tickangle", 30) or 30))
-        height = max(lines * tick * 1.3, width * math.sin(angle) + tick * math.cos(angle))
+        flat = lines * tick * 1.3
+        if "tickangle" not in ax and sum(w + 12 for w in widths) <= PLOT_WIDTH:
+            ax["tickangle"] = 0  # they fit side by side: never turned, no room kept for it
+            height = flat
+        else:  # Plotly turns crowded labels by 30 degrees (or by the given tickangle)
+            angle = math.radians(abs(ax.get("tickangle", 30) or 30))
+            height = max(flat, max(widths) * math.sin(angle) + tick * math.cos(angle))
         bottom = max(bottom, math.ceil(height + 12 + (title_room if ax["title"].get("text") else 0)))
         ax["automargin"] = False
     legend = layout.get("legend", {})
