@@ -12,7 +12,7 @@ from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
 
 fr = frame("BERT WordPiece")
-state.register(bert_ta=-1, bert_tb=-1, bert_pool="first")
+state.register(bert_ta=-1, bert_tb=-1, bert_pool="first", bert_map=1)
 state.reset_when_changed((fr.sentence_a, fr.sentence_b), bert_ta=-1, bert_tb=-1)
 
 st.title("BERT WordPiece")
@@ -81,24 +81,26 @@ def compare() -> None:
                "embedding is shared) and moves apart as the layers mix in context.")
     show_table(pd.DataFrame({"layer": pair.layer_names, "cosine": pair.cosine.round(4)}).set_index("layer").T,
                projector=fr.projector, key="bert_curve_table")
-    _token_maps(pair)
+    _token_map(pair)
     _cross_map(pair)
     _measures(pair)
     _embedding_parts(pair)
 
 
-def _token_maps(pair: views.WordPair) -> None:
+def _token_map(pair: views.WordPair) -> None:
+    """Word A against every token of one sentence, chosen with a switch: one map drawn at a
+    time (tabs would draw both on every click)."""
     word_a = pair.texts[0]
-    tab_b, tab_a = st.tabs([f'"{word_a}" vs every token of B', f'"{word_a}" vs every token of A'])
-    for tab, b, target in ((tab_b, 1, "bert_tb"), (tab_a, 0, "bert_ta")):
-        m = views.token_map(out, pair.vectors[0], (b,))
-        key = f"bert_lt_{b}"
-        with tab:
-            charts.show(figures.heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
-                                        f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
-                                        x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
-                        key=key, on_select=clicks.on_click(key, x=clicks.pick(target, m.words)),
-                        selection_mode="points")
+    state.widget(st.segmented_control, "bert_map", f'"{md_escape(word_a)}" (A) against every token of',
+                 options=[1, 0], format_func=lambda b: f"sentence {'AB'[b]}", required=True)
+    b = state.get("bert_map")
+    m = views.token_map(out, pair.vectors[0], (b,))
+    key = f"bert_lt_{b}"
+    charts.show(figures.heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
+                                f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
+                                x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
+                key=key, on_select=clicks.on_click(key, x=clicks.pick("bert_tb" if b == 1 else "bert_ta", m.words)),
+                selection_mode="points")
     st.caption("Click a cell to select that token.")
 
 

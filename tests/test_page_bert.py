@@ -99,6 +99,21 @@ def test_layer_slider_changes_the_a_by_b_map(defaults_out):
     np.testing.assert_allclose(values(spec["data"][0]["z"]), want, atol=1e-5)
 
 
+def test_token_map_switches_between_the_sentences(defaults_out):
+    at = run_page()
+    word_a = analysis.pool_pieces(defaults_out.layers[:, 0], defaults_out.positions(0, 2), "first")  # "bank"
+    for sentence, row in (("B", 1), ("A", 0)):
+        n = len(defaults_out.tokens[row])
+        want = analysis.token_vs_tokens(word_a, defaults_out.layers[:, row, :n])
+        spec = chart(at, f"against every token of {sentence}")
+        np.testing.assert_allclose(values(spec["data"][0]["z"]), want, atol=1e-5)
+        assert sum("(A) against every token of" in json.dumps(json.loads(c.proto.spec)["layout"]["title"])
+                   for c in at.get("plotly_chart")) == 1  # one map drawn at a time
+        if row == 1:
+            at.segmented_control[1].set_value(0).run()
+    assert at.query_params["bert_map"] == "0"
+
+
 def test_wordpiece_tables_and_shapes(defaults_out):
     at = run_page()
     tables = [d.value for d in at.dataframe if "input_mask" in list(d.value.index)]
