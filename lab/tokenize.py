@@ -141,10 +141,12 @@ class WordPieceTokenizer:
         self._tokenize = tf.function(
             self._tokenize_graph, input_signature=[tf.TensorSpec([None], tf.string)], autograph=False
         )
-        ragged = tf.RaggedTensorSpec([None, None], tf.int64)
+        # The segments go in as flat ids and row lengths (plain tensors: a call with ragged
+        # arguments costs about 1 ms more to dispatch) and become ragged inside the graph.
+        flat = [tf.TensorSpec([None], tf.int64)] * 2
         scalar = [tf.TensorSpec([], tf.int64)] * 2 + [tf.TensorSpec([], tf.int32)]
-        self._pack_one = tf.function(_pack_one, input_signature=[ragged] + scalar, autograph=False)
-        self._pack_two = tf.function(_pack_two, input_signature=[ragged, ragged] + scalar, autograph=False)
+        self._pack_one = tf.function(_pack_one, input_signature=flat + scalar, autograph=False)
+        self._pack_two = tf.function(_pack_two, input_signature=flat * 2 + scalar, autograph=False)
 
     @classmethod
     def from_file(cls, vocab_file: str | Path, lower_case: bool = True) -> "WordPieceTokenizer":
@@ -209,10 +211,9 @@ class WordPieceTokenizer:
         at most 512). Returns int32 ``input_word_ids``, ``input_mask`` (1 = real token)
         and ``input_type_ids`` (0 for A, 1 for B), each (B, seq_length).
         """
-        def ragged(encodings):  # (B, pieces), built from flat arrays (tf.ragged.constant is slow)
+        def ragged(encodings):  # (B, pieces) as flat ids and row lengths
             flat = np.fromiter((i for e in encodings for i in e.ids), np.int64)
-            return tf.RaggedTensor.from_row_lengths(flat, np.array([len(e.ids) for e in encodings], np.int64),
-                                                    validate=False)
+            return flat, np.array([len(e.ids) for e in encodings], np.int64)
 
         if second is None:
             longest = max(len(x.ids) for x in first) + 2
@@ -220,10 +221,10 @@ class WordPieceTokenizer:
             longest = max(len(x.ids) + len(y.ids) for x, y in zip(first, second)) + 3
         seq_length = seq_length or min(longest, MAX_POSITIONS)
         if second is None:
-            ids, mask, types = self._pack_one(ragged(first), self.cls_id, self.sep_id, seq_length)
+            ids, mask, types = self._pack_one(*ragged(first), self.cls_id, self.sep_id, seq_length)
         else:
             ids, mask, types = self._pack_two(
-                ragged(first), ragged(second), self.cls_id, self.sep_id, seq_length
+                *ragged(first), *ragged(second), self.cls_id, self.sep_id, seq_length
             )
         return {
             "input_word_ids": ids.numpy().astype(np.int32),
@@ -232,12 +233,16 @@ class WordPieceTokenizer:
         }
 
 
-def _pack_one(a, cls_id, sep_id, seq_length):
-    return _pack([a], cls_id, sep_id, seq_length)
+def _ragged(flat, lengths):
+    return tf.RaggedTensor.from_row_lengths(flat, lengths, validate=False)
 
 
-def _pack_two(a, b, cls_id, sep_id, seq_length):
-    return _pack([a, b], cls_id, sep_id, seq_length)
+def _pack_one(a, a_lengths, cls_id, sep_id, seq_length):
+    return _pack([_ragged(a, a_lengths)], cls_id, sep_id, seq_length)
+
+
+def _pack_two(a, a_lengths, b, b_lengths, cls_id, sep_id, seq_length):
+    return _pack([_ragged(a, a_lengths), _ragged(b, b_lengths)], cls_id, sep_id, seq_length)
 
 
 def _pack(segments, cls_id, sep_id, seq_length):

@@ -307,7 +307,7 @@ class BertEncoder(tf.Module):
                              f"{mask.shape}, {types.shape}")
         if ids.shape[1] > self.config.max_positions:
             raise ValueError(f"{ids.shape[1]} tokens; this BERT has {self.config.max_positions} positions")
-        nn.padding_bias(mask)  # checks that the mask holds only 0 and 1
+        nn.check_padding_mask(mask)
         B, T = ids.shape
         Bp, Tp = bucket(B, BATCH_BUCKETS), min(bucket(T, LENGTH_BUCKETS), self.config.max_positions)
         pad = ((0, Bp - B), (0, Tp - T))  # padded keys are masked, so real tokens are unchanged

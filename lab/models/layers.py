@@ -31,12 +31,17 @@ def padding_bias(mask: tf.Tensor | np.ndarray) -> tf.Tensor:
         float32 (B, 1, 1, T): 0.0 where the key is real, ``MASK_BIAS`` where it is padding,
         ready to add to scores (B, H, T_query, T_key).
     """
+    return padding_bias_tf(tf.constant(check_padding_mask(mask)))
+
+
+def check_padding_mask(mask: tf.Tensor | np.ndarray) -> np.ndarray:
+    """``mask`` as a NumPy (B, T) array; a ValueError unless it holds only 0 and 1."""
     m = np.asarray(mask) if not isinstance(mask, tf.Tensor) else mask.numpy()
     if m.ndim != 2:
         raise ValueError(f"padding mask must be (batch, tokens), got shape {m.shape}")
     if not np.isin(m, (0, 1)).all():
         raise ValueError("padding mask must hold only 0 (padding) and 1 (real token)")
-    return padding_bias_tf(tf.constant(m))
+    return m
 
 
 def padding_bias_tf(mask: tf.Tensor) -> tf.Tensor:
