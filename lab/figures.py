@@ -122,6 +122,12 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
     return fig
 
 
+def plain_text(text: str) -> str:
+    """A Plotly label as a person reads it: tags (``<sup>``, ``<br>``...) dropped, HTML
+    entities turned back into characters."""
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
 def text_width(text: str, size: float) -> float:
     """A generous estimate of ``text``'s width in pixels at font ``size``: the widest line
     of a Plotly label (``<br>`` breaks lines, tags are dropped, entities are one character)."""
@@ -136,7 +142,7 @@ def text_width(text: str, size: float) -> float:
         return 0.62
 
     lines = re.split(r"<br\s*/?>", text)
-    return size * max(sum(em(c) for c in html.unescape(re.sub(r"<[^>]+>", "", line))) for line in lines)
+    return size * max(sum(em(c) for c in plain_text(line)) for line in lines)
 
 
 PLOT_WIDTH = 560  # px: about the narrowest plot area of a full-width chart on a laptop
@@ -290,8 +296,7 @@ def heatmap(
     if show_values is None:
         show_values = z.size <= (150 if projector else 300)
     xs, ys = list(range(z.shape[1])), list(range(z.shape[0]))
-    xt, yt = [label(t) for t in x_labels], [label(t) for t in y_labels]
-    hover = [[f"{yt[r]} → {xt[c]}" for c in xs] for r in ys]  # the whole tokens
+    hover = [[f"{label(y_labels[r])} → {label(x_labels[c])}" for c in xs] for r in ys]  # the whole tokens
     xt, yt = [label(tick_label(t)) for t in x_labels], [label(tick_label(t)) for t in y_labels]
     traces = [go.Heatmap(
         z=z, x=xs, y=ys,

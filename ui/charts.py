@@ -8,11 +8,12 @@ browser, so it works offline. The Plotly logo link is left out (it would leave t
 
 from __future__ import annotations
 
-import html
 import re
 
 import plotly.graph_objects as go
 import streamlit as st
+
+from lab.figures import plain_text
 
 
 def file_name(text: str) -> str:
@@ -31,8 +32,7 @@ def title_of(fig: go.Figure) -> str:
     """The figure's title as text (its lines joined; the model line below it, in ``<sup>``,
     is left out)."""
     lines = (fig.layout.title.text or "").split("<br>")
-    text = " ".join(line for line in lines if not line.startswith("<sup>"))
-    return html.unescape(re.sub(r"<[^>]+>", "", text))
+    return plain_text(" ".join(line for line in lines if not line.startswith("<sup>")))
 
 
 def show(fig: go.Figure, key: str, **kwargs):
