@@ -19,7 +19,7 @@ LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
 CONTEXT_OF = {"context1": "lstm_outputs1", "context2": "lstm_outputs2"}  # metrics.json's names
 
 fr = frame("ELMo layers")
-state.register(elmo_wa="", elmo_wb="", elmo_layer=3, elmo_runs=6, elmo_dropout=0.2)
+state.register(elmo_wa="", elmo_wb="", elmo_layer=3, elmo_repeats=False, elmo_runs=6, elmo_dropout=0.2)
 state.reset_when_changed((fr.sentence_a, fr.sentence_b), elmo_wa="", elmo_wb="")
 
 st.title("ELMo layers")
@@ -226,10 +226,23 @@ explore()
 
 # --- 4. determinism and state ----------------------------------------------------------------
 st.header("4 · Same sentence, same vectors?")
+st.markdown("Run sentence A several times and watch whether its vectors stay put: the answer "
+            "depends on how the biLM is run.")
 
 
 @state.fragment
 def determinism() -> None:
+    # Runs only while open (a new sentence costs no repeated runs until someone asks for them);
+    # its state is in the URL, so a shared link reopens it.
+    panel = state.widget(st.expander, "elmo_repeats", "Run it: stateless, stateful and with dropout",
+                         icon=":material/replay:")
+    if not panel.open:
+        return
+    with panel:
+        _repeats()
+
+
+def _repeats() -> None:
     c1, c2 = st.columns(2)
     state.widget(c1.slider, "elmo_runs", "Runs", min_value=2, max_value=12, step=1)
     state.widget(c2.slider, "elmo_dropout", "Dropout rate at inference", min_value=0.05,
@@ -238,8 +251,8 @@ def determinism() -> None:
     res = models.elmo_repeats(model, model.source, tokens[0], runs, rate)
     run_names = [f"run {i + 1}" for i in range(runs)]
     charts.show(figures.layer_curve(run_names, res, f"Norm of lstm_outputs2 for sentence A, run {runs} times",
-                                        model.label, fr.projector, y_title="norm", y_range=None),
-                    key="elmo_runs_chart")
+                                    model.label, fr.projector, y_title="norm", y_range=None),
+                key="elmo_runs_chart")
     show_table(pd.DataFrame(res, index=run_names).T.round(6), projector=fr.projector, key="elmo_runs_table")
     st.markdown(
         "- **stateless**: every run starts the LSTMs from zeros, so the same sentence gives the same "

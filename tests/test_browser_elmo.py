@@ -31,3 +31,18 @@ def test_type_two_sentences_click_a_word_and_see_the_layer_chart_change(app_serv
     assert len(after) == 6 and after != before and after[0] != "1.000"
     # the fragment writes the URL when it ends, a moment after the chart's title changed
     page.wait_for_url(re.compile(r"elmo_wa=7(%3A|:)ball"), timeout=60_000)
+
+
+def test_open_the_repeated_runs_and_see_one_curve_per_mode(app_server, page):
+    page.goto(app_server + "/elmo")
+    page.wait_for_selector("text=Same sentence, same vectors?")
+    wait_idle(page)
+    title = "Norm of lstm_outputs2 for sentence A, run 6 times"
+    assert page.locator(f"text={title}").count() == 0  # closed: nothing run yet
+    page.get_by_text("Run it: stateless, stateful and with dropout").click()
+    chart = page.locator('[data-testid="stPlotlyChart"]', has_text=title)
+    chart.wait_for(timeout=60_000)
+    legend = chart.locator("g.legend text.legendtext").all_text_contents()
+    assert legend == ["stateless", "stateful", "dropout"]
+    assert chart.locator("g.trace.scatter path.js-line").count() == 3
+    page.wait_for_url(re.compile(r"elmo_repeats=1"), timeout=60_000)

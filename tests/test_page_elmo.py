@@ -104,19 +104,28 @@ def test_mix_slider_changes_elmo_similarity_to_the_hand_computed_value(defaults_
     assert [s.value for s in at.slider][:4] == [0.0, 0.0, 0.0, 1.0]
 
 
-def test_determinism_panel():
+def test_determinism_panel_runs_only_when_open():
     at = run_page()
+    assert "Run it: stateless, stateful and with dropout" in [e.label for e in at.expander]
+    assert not any("stateless" in list(d.value.index) for d in at.dataframe)  # closed: nothing run
+    assert not any(s.label == "Runs" for s in at.slider)
+    at = run_page(elmo_repeats="1")  # open (a shared link keeps it open)
     runs = runs_table(at)
+    assert list(runs.columns) == [f"run {i}" for i in range(1, 7)]
     stateless, stateful, dropout = (runs.loc[m].to_numpy(float) for m in ("stateless", "stateful", "dropout"))
     assert np.all(stateless == stateless[0])  # identical, run after run
     assert len(set(np.round(dropout, 6))) == len(dropout)  # every dropout run differs
     assert stateful[0] == pytest.approx(stateless[0], abs=1e-5)  # from a zero state, run 1 is stateless
     assert abs(stateful[1] - stateful[0]) > abs(stateful[-1] - stateful[-2])  # drifts, then settles
+    next(s for s in at.slider if s.label == "Runs").set_value(3).run()
+    again = runs_table(at)
+    assert list(again.columns) == ["run 1", "run 2", "run 3"]
+    np.testing.assert_allclose(again.loc["stateful"].to_numpy(float), stateful[:3], atol=1e-6)
 
 
 def test_the_same_page_runs_a_tf_hub_style_savedmodel(tmp_path):
     path = export_saved_model(ElmoModel(ElmoConfig.tiny(), seed=3), tmp_path / "elmo_hub")
-    at = run_page()
+    at = run_page(elmo_repeats="1")
     at.sidebar.selectbox[1].set_value("custom").run()
     at.sidebar.text_input[0].input(str(path)).run()
     assert not at.exception and not at.error
