@@ -91,6 +91,8 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import tensorflow_text as tf_text  # noqa: E402
 
+from lab.models import EagerUntilTraced  # noqa: E402
+
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 # BERT has 512 positions: [CLS] + 510 pieces + [SEP] for one sentence.
@@ -138,15 +140,22 @@ class WordPieceTokenizer:
             token_out_type=tf.int64,
             lower_case_nfd_strip_accents=lower_case,
         )
-        self._tokenize = tf.function(
+        self._tokenize = EagerUntilTraced(tf.function(
             self._tokenize_graph, input_signature=[tf.TensorSpec([None], tf.string)], autograph=False
-        )
+        ))
         # The segments go in as flat ids and row lengths (plain tensors: a call with ragged
         # arguments costs about 1 ms more to dispatch) and become ragged inside the graph.
         flat = [tf.TensorSpec([None], tf.int64)] * 2
         scalar = [tf.TensorSpec([], tf.int64)] * 2 + [tf.TensorSpec([], tf.int32)]
-        self._pack_one = tf.function(_pack_one, input_signature=flat + scalar, autograph=False)
-        self._pack_two = tf.function(_pack_two, input_signature=flat * 2 + scalar, autograph=False)
+        self._pack_one = EagerUntilTraced(tf.function(_pack_one, input_signature=flat + scalar, autograph=False))
+        self._pack_two = EagerUntilTraced(tf.function(_pack_two, input_signature=flat * 2 + scalar,
+                                                      autograph=False))
+
+    @property
+    def graphs(self) -> tuple[EagerUntilTraced, ...]:
+        """The tokenizer's and the packer's graphs, for a server to trace in the background
+        while it answers eagerly (``lab.models.bert.BertEncoder.serve``)."""
+        return self._tokenize, self._pack_one, self._pack_two
 
     @classmethod
     def from_file(cls, vocab_file: str | Path, lower_case: bool = True) -> "WordPieceTokenizer":

@@ -93,3 +93,30 @@ def test_prepare_text_messages():
 def test_split_words_separates_punctuation():
     assert split_words("We sat on the river bank.") == ["We", "sat", "on", "the", "river", "bank", "."]
     assert split_words("Don't stop, well-known!") == ["Don't", "stop", ",", "well-known", "!"]
+
+
+def test_eager_until_traced_gives_the_graphs_results_then_uses_the_graph(toy_vocab_file):
+    """A server's tokenizer answers eagerly until a background thread has traced its graphs
+    (``lab.models.EagerUntilTraced``): the same ids, spans and packed inputs either way."""
+    texts = ["Café NAÏVE fisherman zebra", "the bank", "we sat on the river bank"]
+    graph = WordPieceTokenizer.from_file(toy_vocab_file)
+    served = WordPieceTokenizer.from_file(toy_vocab_file)
+    for g in served.graphs:
+        g.eager()
+
+    def both(tok):
+        enc = tok.encode(texts)
+        return enc, tok.pack(enc), tok.pack(enc[1:2], enc[2:3], seq_length=9)
+
+    eager = both(served)
+    assert not any(g.traced for g in served.graphs)  # answered without building a graph
+    for g in served.graphs:
+        g.trace()
+    for result in (eager, both(served)):
+        assert result[0] == both(graph)[0]
+        for got, want in zip(result[1:], both(graph)[1:]):
+            assert got.keys() == want.keys()
+            for k in got:
+                np.testing.assert_array_equal(got[k], want[k])
+                assert got[k].dtype == want[k].dtype
+    assert all(g.fn.experimental_get_tracing_count() == 1 for g in served.graphs)  # one trace each

@@ -93,3 +93,23 @@ def test_streamlit_keeps_tensorflow_kernels_between_runs(monkeypatch):
     warmup.keep_kernel_cache()  # idempotent
     script_runner._clean_problem_modules()
     assert cleared == [1]
+
+
+def test_before_its_graph_is_traced_a_serving_encoder_answers_eagerly():
+    """``serve(())`` (a server before its first request): no trace and no compilation is
+    waited for or started; ``serve(buckets)`` then traces and compiles in the background."""
+    config = BertConfig.tiny()
+    weights = random_weights(config, seed=1)
+    reference = BertEncoder(config, weights)(*_batch())
+    encoder = BertEncoder(config, weights)
+    encoder.serve(())
+    eager = encoder(*_batch())
+    time.sleep(0.5)
+    assert not encoder._plain.traced and not encoder.compiled  # nothing done in the background yet
+    np.testing.assert_allclose(eager.hidden_states, reference.hidden_states, atol=1e-5)
+    np.testing.assert_allclose(eager.attentions, reference.attentions, atol=1e-6)
+    assert (eager.attentions[:, 0, :, :, 5:] == 0.0).all()  # padded keys: exactly 0 eagerly too
+    encoder.serve([(2, 8)])
+    _wait_compiled(encoder, [(2, 8)])
+    assert encoder._plain.traced  # traced before the compilation, by the same thread
+    np.testing.assert_array_equal(encoder(*_batch()).hidden_states, reference.hidden_states)
