@@ -372,10 +372,13 @@ def model_view(
                          f"S = {len(keys)} keys, got {attn.shape}")
     L, H, T, S = attn.shape
     gap = 1
-    z = np.full((L * (T + gap) - gap, H * (S + gap) - gap), np.nan)
-    # hover: layer, head, query and key numbers (1-based) per cell, as compact integers
-    # rather than strings, so the figure stays small to send (tokens are in the head view)
-    hover = np.zeros(z.shape + (4,), np.uint16)
+    # float32 (the models' own precision; the hover shows 3 decimals): half the bytes to send
+    z = np.full((L * (T + gap) - gap, H * (S + gap) - gap), np.nan, np.float32)
+    # hover: layer and head numbers (from 1), query and key positions (from 0, as the
+    # tables number tokens) per cell, as compact integers
+    # rather than strings (in the smallest type that holds them: one byte up to 255
+    # tokens), so the figure stays small to send (tokens are in the head view)
+    hover = np.zeros(z.shape + (4,), np.min_scalar_type(max(L, H, T, S)))
     qk = np.stack(np.meshgrid(np.arange(T), np.arange(S), indexing="ij"), axis=-1)  # (T, S, 2)
     for i in range(L):
         for j in range(H):
@@ -402,10 +405,11 @@ def model_view(
 
 
 def model_view_tile(z: np.ndarray, meta: dict, layer: int, head: int) -> np.ndarray:
-    """Head ``head`` of layer ``layer`` (0-based) cut out of a ``model_view`` grid: (T, S)."""
+    """Head ``head`` of layer ``layer`` (0-based) cut out of a ``model_view`` grid: (T, S),
+    in the grid's float32."""
     T, S, gap = meta["queries"], meta["keys"], meta["gap"]
     r, c = layer * (T + gap), head * (S + gap)
-    return np.asarray(z, float)[r : r + T, c : c + S]
+    return np.asarray(z, np.float32)[r : r + T, c : c + S]
 
 
 def attention_lines(

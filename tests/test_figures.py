@@ -1,6 +1,9 @@
 """Figure builders: labels escaped, shapes checked, the model named, values carried."""
 
+import json
+
 import numpy as np
+import plotly.io
 import plotly.graph_objects as go
 import pytest
 
@@ -39,8 +42,12 @@ def test_model_view_and_lines():
     for layer in range(2):
         for head in range(4):
             np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, fig.layout.meta, layer, head),
-                                          attn[layer, head])
+                                          attn[layer, head].astype(np.float32))  # sent as float32
     assert np.isnan(np.asarray(fig.data[0].z, float)[3]).all()  # the blank row between layers
+    spec = json.loads(plotly.io.to_json(fig))["data"][0]  # compact to send: 4 + 4 x 1 bytes a cell
+    assert spec["z"]["dtype"] == "f4" and spec["customdata"]["dtype"] == "u1"
+    hover = np.asarray(fig.data[0].customdata)
+    assert hover[4 + 2, 3 * 4 + 1].tolist() == [2, 4, 2, 1]  # layer 2, head 4 (from 1); query 2 -> key 1 (positions)
     with pytest.raises(ValueError):
         figures.model_view(attn, ["a", "b"], "T", "M")
     lines = figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M")
