@@ -126,7 +126,7 @@ def _warm_models() -> None:
     elmo, _ = models.load("elmo", sources.default_source("elmo"))
     if elmo is not None:
         elmo.run([["Warm", "up", "."], ["The", "bank", "."]])  # traces the stateless graph
-        repeat_runs(elmo, ["The", "bank", "."], 2, 0.1)  # and what the ELMo page's section 4 runs
+        repeat_runs(elmo, ["The", "bank", "."], 2, 0.1)  # and what the ELMo page runs when its section 4 opens
 
 
 def _warm_figures() -> None:
