@@ -100,13 +100,13 @@ def new_pair(bert, pieces: int, seed: int) -> list[str]:
 def after_warmup(timeout_s: float = 900) -> None:
     """First requests of new sentences after a server's start-up compile (``serve``)."""
     bert = load_bert("embedded")
-    # what a server's warm-up does (ui/warmup.py): serve from the plain graph, trace the
-    # first request, compile the common buckets in the background, trace the packed pair
+    # what a server does (ui/warmup.py): answer the first request at once (eagerly), then
+    # trace the graphs and compile the common buckets in the background
     bert.serve(())
     bert.run(SENTENCES)
+    bert.run(SENTENCES, pair=True)
     t0 = time.perf_counter()
     bert.serve()
-    bert.run(SENTENCES, pair=True)
     while not set(COMMON_BUCKETS) <= bert.encoder.compiled and time.perf_counter() - t0 < timeout_s:
         time.sleep(0.5)
     print(f"\nafter start-up: {len(bert.encoder.compiled)} of {len(COMMON_BUCKETS)} common buckets compiled "

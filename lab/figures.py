@@ -374,10 +374,10 @@ def model_view(
     gap = 1
     # float32 (the models' own precision; the hover shows 3 decimals): half the bytes to send
     z = np.full((L * (T + gap) - gap, H * (S + gap) - gap), np.nan, np.float32)
-    # hover: layer and head numbers (from 1), query and key positions (from 0, as the
-    # tables number tokens) per cell, as compact integers
-    # rather than strings (in the smallest type that holds them: one byte up to 255
-    # tokens), so the figure stays small to send (tokens are in the head view)
+    # hover: layer and head numbers (from 1), query and key positions (from 0, as the tables
+    # number tokens) per cell, as integers rather than strings and in the smallest type that
+    # holds them (one byte up to 255 tokens), so the figure stays small to send (tokens are
+    # in the head view)
     hover = np.zeros(z.shape + (4,), np.min_scalar_type(max(L, H, T, S)))
     qk = np.stack(np.meshgrid(np.arange(T), np.arange(S), indexing="ij"), axis=-1)  # (T, S, 2)
     for i in range(L):

@@ -113,3 +113,30 @@ def test_before_its_graph_is_traced_a_serving_encoder_answers_eagerly():
     _wait_compiled(encoder, [(2, 8)])
     assert encoder._plain.traced  # traced before the compilation, by the same thread
     np.testing.assert_array_equal(encoder(*_batch()).hidden_states, reference.hidden_states)
+
+
+def test_a_graph_is_traced_with_the_first_eager_calls_arguments_and_run_once():
+    """``EagerUntilTraced.trace`` runs the graph once with what it answered eagerly first (so
+    TensorFlow's first-run optimization is not left to a later request); without such a
+    call it only traces."""
+    import tensorflow as tf
+
+    from lab.models import EagerUntilTraced
+
+    runs = tf.Variable(0)
+
+    def body(x):
+        runs.assign_add(1)
+        return x * 2
+
+    spec = [tf.TensorSpec([None], tf.int32)]
+    fn = EagerUntilTraced(tf.function(body, input_signature=spec, autograph=False))
+    fn.eager()
+    assert fn([1, 2]).numpy().tolist() == [2, 4] and int(runs.numpy()) == 1  # eagerly
+    fn.trace()
+    assert fn.traced and int(runs.numpy()) == 2  # traced and run once with [1, 2]
+    assert fn([3]).numpy().tolist() == [6] and int(runs.numpy()) == 3 and fn.fn.experimental_get_tracing_count() == 1
+    untouched = EagerUntilTraced(tf.function(body, input_signature=spec, autograph=False))
+    untouched.eager()
+    untouched.trace()
+    assert untouched.traced and int(runs.numpy()) == 3  # nothing to run it with: traced only
