@@ -3,8 +3,8 @@
 import json
 
 import numpy as np
-import plotly.io
 import plotly.graph_objects as go
+import plotly.io
 import pytest
 
 from lab import figures

@@ -120,9 +120,11 @@ def _warm_models() -> None:
     _first_page.wait(FIRST_PAGE_WAIT_S)
     lower_thread_priority()  # the rest is for later views: let the ones being answered go first
     if serve:
-        # a packed pair, eagerly: each graph is then traced with the arguments of a real
-        # request and run once, so no later request waits for its first-run optimization
-        bert.run([frame.DEFAULT_A, frame.DEFAULT_B], pair=True)
+        # a batch and a packed pair, eagerly (the first page may have been another page):
+        # each graph is then traced with the arguments of a real request and run once, so
+        # no later request waits for its first-run optimization
+        for pair in (False, True):
+            bert.run([frame.DEFAULT_A, frame.DEFAULT_B], pair=pair)
         serve()  # trace the graphs, then compile the common buckets, in the background
     elif bert is not None:
         bert.run([frame.DEFAULT_A, frame.DEFAULT_B])  # a TF Hub BERT: its first call, done in advance
