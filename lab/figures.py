@@ -296,7 +296,8 @@ def heatmap(
     if show_values is None:
         show_values = z.size <= (150 if projector else 300)
     xs, ys = list(range(z.shape[1])), list(range(z.shape[0]))
-    hover = [[f"{label(y_labels[r])} → {label(x_labels[c])}" for c in xs] for r in ys]  # the whole tokens
+    whole_x, whole_y = [label(t) for t in x_labels], [label(t) for t in y_labels]
+    hover = [[f"{whole_y[r]} → {whole_x[c]}" for c in xs] for r in ys]  # the whole tokens
     xt, yt = [label(tick_label(t)) for t in x_labels], [label(tick_label(t)) for t in y_labels]
     traces = [go.Heatmap(
         z=z, x=xs, y=ys,
