@@ -10,14 +10,19 @@ The home page is the default page, served at `/`. A link to `/home` (its file's 
 reaches a hidden page that switches to it, so that old or hand-typed link works too.
 """
 
+import sys
+
 import streamlit as st
 
-from ui import warmup
+from ui import charts, warmup
 from ui.pages import PAGES
 
+st.set_page_config(page_title="Context Lab", page_icon=":material/biotech:", layout="wide")
+preload = None
+if "tensorflow" not in sys.modules:  # a cold server: the page's imports take seconds the browser can use
+    preload = charts.preload()
 warmup.keep_kernel_cache()  # TensorFlow's kernels outlive a script run (Streamlit would clear them)
 warmup.start()  # once per server: load and compile the models, in the background
-st.set_page_config(page_title="Context Lab", page_icon=":material/biotech:", layout="wide")
 pages = {p: st.Page(p.path, title=p.title, icon=p.icon, default=p.default,
                     url_path="index" if p.default else p.url_path)  # the default page lives at `/`
          for p in PAGES}
@@ -27,4 +32,6 @@ to_home = st.Page(lambda: st.switch_page(home), title="Home", url_path=next(p.ur
 try:
     st.navigation([*pages.values(), to_home]).run()
 finally:
+    if preload is not None:
+        preload.empty()  # the page has been drawn: the hidden box has done its work
     warmup.first_page_done()  # the warm-up goes on once the first page has been answered

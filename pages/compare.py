@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from ui.route import through_app
+
+through_app()  # first: the imports below take seconds on a server's first request (ui.route)
+
 import pandas as pd
 import streamlit as st
 

@@ -3,6 +3,10 @@ model's state change the vectors."""
 
 from __future__ import annotations
 
+from ui.route import through_app
+
+through_app()  # first: the imports below take seconds on a server's first request (ui.route)
+
 import pandas as pd
 import streamlit as st
 

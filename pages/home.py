@@ -1,5 +1,9 @@
 """Home: what Context Lab shows, and where to start."""
 
+from ui.route import through_app
+
+through_app()  # first: the imports below take seconds on a server's first request (ui.route)
+
 import streamlit as st
 
 from ui import state

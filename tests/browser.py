@@ -7,6 +7,7 @@ LAB_REQUIRE_BROWSER=1 (CI), where a missing browser is a failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -38,9 +39,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_server(tmp_path_factory):
-    """Start the app once for all browser tests; yield its base URL."""
+@contextlib.contextmanager
+def serve_app(tmp_path_factory):
+    """Start the app with `streamlit run` on a free port; yield its base URL."""
     _require_browser()
     port = _free_port()
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
@@ -75,6 +76,13 @@ def app_server(tmp_path_factory):
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory):
+    """Start the app once for all browser tests; yield its base URL."""
+    with serve_app(tmp_path_factory) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ import urllib.parse
 
 import pytest
 
-from tests.browser import wait_idle
+from tests.browser import serve_app, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -50,3 +50,54 @@ def test_every_label_lies_inside_its_chart(app_server, page, page_name, projecto
     charts = page.locator('[data-testid="stPlotlyChart"] svg.main-svg').count()
     assert charts >= 2, f"only {charts} charts drawn on {page_name}"
     assert page.evaluate(OUTSIDE) == []
+
+
+
+# When the hidden box (ui.charts.preload) and the page's title first appear, and how the box
+# looked whenever it held a chart
+WATCH_PRELOAD = """() => {
+  const seen = window.__preload = {box: null, drawn: null, title: null, looks: []};
+  new MutationObserver(() => {
+    const now = performance.now(), box = document.querySelector('.st-key-lab_preload');
+    if (box) {
+      seen.box = seen.box || now;
+      if (box.querySelector('svg.main-svg')) seen.drawn = seen.drawn || now;
+      if (box.querySelector('[data-testid="stPlotlyChart"]')) {
+        const wrapper = box.parentElement;
+        seen.looks.push([getComputedStyle(box).visibility, getComputedStyle(wrapper).position,
+                         wrapper.getBoundingClientRect().height]);
+      }
+    }
+    if (document.querySelector('h1') && document.querySelector('h1').textContent.includes('BERT WordPiece'))
+      seen.title = seen.title || now;
+  }).observe(document, {subtree: true, childList: true});
+}"""
+
+# the page title's top within the page's content (whatever the scroll)
+TITLE_TOP = """() => document.querySelector('h1').getBoundingClientRect().top -
+  document.querySelector('[data-testid="stMainBlockContainer"]').getBoundingClientRect().top"""
+
+
+def test_a_cold_server_has_the_browser_load_the_chart_code_while_the_page_imports(tmp_path_factory, browser):
+    with serve_app(tmp_path_factory) as url:  # a server of its own: cold, its first request a page link
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(180_000)
+        page.add_init_script(f"({WATCH_PRELOAD})()")
+        page.goto(f"{url}/bert")
+        page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg >> nth=1')
+        wait_idle(page)
+        seen = page.evaluate("window.__preload")
+        # the box came first and its chart was drawn before the page's title arrived
+        assert seen["box"] and seen["drawn"] and seen["title"] and seen["box"] < seen["drawn"] < seen["title"]
+        # whenever it held a chart it was invisible, out of the page's flow and of no height
+        assert seen["looks"] and all(look == ["hidden", "absolute", 0] for look in seen["looks"])
+        assert page.locator(".st-key-lab_preload").count() == 0  # removed once the page was drawn
+        # served through app.py's navigation (the page titles, not Streamlit's folder mode)
+        assert page.get_by_role("link", name="Transformer attention").count() == 1
+        title_top = page.evaluate(TITLE_TOP)
+        page.get_by_role("radiogroup", name="Word in sentence A").get_by_role("radio").nth(1).click()
+        wait_idle(page)  # a later run: no box, the page where it was
+        assert page.locator(".st-key-lab_preload").count() == 0
+        assert page.evaluate(TITLE_TOP) == title_top
+        context.close()

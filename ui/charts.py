@@ -41,6 +41,41 @@ def show(fig: go.Figure, key: str, **kwargs):
     return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), **kwargs)
 
 
+PRELOAD_KEY = "lab_preload"
+
+
+def preload():
+    """A small chart and table in a box nobody sees (hidden by CSS, taking no room), for
+    app.py to show on a cold server before the page's imports (TensorFlow: about 6 s on the
+    2-core machine): meanwhile the browser fetches and compiles Plotly's code (a 4.7 MB
+    module, 1.5-3 s of its main thread in a fresh Chromium) and the table's (1.3 MB with
+    Arrow's) and draws a first heatmap, markers and a line, work it would otherwise do
+    after the page's data had arrived. The figure is plain data: nothing heavier than
+    Streamlit is imported for it. Returns the box's slot, for ``slot.empty()`` once the
+    page has been drawn."""
+    fig = {
+        "data": [
+            {"type": "heatmap", "z": [[0.1, 0.9], [0.5, -0.3]], "texttemplate": "%{z:.2f}", "xgap": 1, "ygap": 1},
+            {"type": "scatter", "x": [0, 1, 0, 1], "y": [0, 0, 1, 1], "mode": "markers",
+             "marker": {"symbol": "square", "color": "rgba(0,0,0,0)"}},
+            {"type": "scatter", "x": [0, 1], "y": [0.2, 0.8], "mode": "lines+markers"},
+        ],
+        "layout": {"title": {"text": "Context Lab<br><sup>loading</sup>"}, "height": 200,
+                   "xaxis": {"tickvals": [0, 1], "ticktext": ["a", "b"]}, "yaxis": {"autorange": "reversed"}},
+    }
+    slot = st.empty()
+    with slot.container(key=PRELOAD_KEY):
+        # first in the box, so the browser applies it as the box appears (st.html's style
+        # would wait for its own code to load): the box's wrapper out of the page's flow (no
+        # gap above the page), the box at a chart's width but no height, invisible
+        st.markdown(f"<style>:has(> .st-key-{PRELOAD_KEY}) {{position: absolute; width: 600px; height: 0; "
+                    f"overflow: hidden; visibility: hidden; pointer-events: none}} .st-key-{PRELOAD_KEY} "
+                    "{width: 600px}</style>", unsafe_allow_html=True)
+        st.plotly_chart(fig, key=f"{PRELOAD_KEY}_chart", config=toolbar("loading"))
+        st.dataframe({"token": ["a", "b"], "cosine": [0.5, -0.25]}, key=f"{PRELOAD_KEY}_table")
+    return slot
+
+
 def vectors_button(out, file_stem: str, key: str, label: str = "Download these vectors (.npz)") -> None:
     """A button that downloads ``out`` (``LayerVectors``) as ``.npz``: the contract of
     ``python -m lab export`` (``lab.vectors.to_arrays``), built only when clicked."""

@@ -14,6 +14,7 @@ import streamlit as st
 from lab import sources
 from lab.tokenize import MAX_INPUT_CHARS, prepare_text
 from ui import state
+from ui.route import through_app
 
 DEFAULT_A = "The central bank raised interest rates yesterday."
 DEFAULT_B = "A fisherman rested on the river bank at sunset."
@@ -92,25 +93,9 @@ def _source_picker(family: str, title: str, shared: bool) -> tuple[str, list[str
     return text.strip() or sources.EMBEDDED, notices
 
 
-def _use_app_navigation() -> None:
-    """Route a first request through app.py's ``st.navigation``.
-
-    Streamlit starts in its older folder mode when a ``pages/`` folder sits beside the
-    entry file, and stays there until some run calls ``st.navigation``. If the very first
-    request of a server is a direct link to a page (``/bert?a=...``), that page would run
-    alone, without the app's navigation and page config. Leave that mode and rerun: the
-    rerun executes app.py, whose navigation resolves the same URL path to this page.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def frame(page_title: str) -> Frame:
     """Draw the shared sidebar and return its values; call once at the top of each page."""
-    _use_app_navigation()
+    through_app()  # pages call it before their imports; kept here for any page that does not
     state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False, quiz=False)
     with st.sidebar:
         st.markdown("### Context Lab")
