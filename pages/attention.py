@@ -22,7 +22,7 @@ FILTERS = {"all": "all tokens", "ab": "A → B", "ba": "B → A"}
 fr = frame("Transformer attention")
 state.register(att_seed=0, att_mask=True, att_head=0, att_row=0, att_mode="batch", att_brow=0,
                att_filter="all", att_special="show", att_layer=0, att_bhead=0, att_tok=-1,
-               att_lines=False, att_embedded=False)
+               att_lines=False, att_embedded=False, att_block_tbl=False, att_head_tbl=False, att_row_tbl=False)
 state.reset_when_changed(tuple(fr.sentences), att_tok=-1)  # a position means another token now
 
 st.title("Transformer attention")
@@ -38,10 +38,15 @@ def _choice(key: str, options: list, fallback):
     return state.get(key)
 
 
-def _table(df: pd.DataFrame, key: str) -> None:
+def _table(df: pd.DataFrame, key: str, open_key: str) -> None:
     """The plotted matrix as numbers, folded away, in a keyed container (AppTest finds a
-    plain st.dataframe by position only)."""
-    with st.expander("The values as a table"), st.container(key=key):
+    plain st.dataframe by position only). Built only while its panel is open (``open_key``,
+    kept in the URL): a closed table is neither sent nor drawn, so a click on the page
+    redraws its charts and nothing hidden."""
+    panel = state.widget(st.expander, open_key, "The values as a table")
+    if not panel.open:
+        return
+    with panel, st.container(key=key):
         st.dataframe(df, column_config={c: st.column_config.NumberColumn(format="%.4f") for c in df.columns})
 
 
@@ -144,7 +149,7 @@ def _block_head(run, head: int, row: int) -> None:
                  "`[PAD]`, so the shorter sentence's vectors now depend on how long the other "
                  "sentence is.")
     pos = list(range(len(tokens)))
-    _table(pd.DataFrame(m, index=_labels(tokens, pos), columns=_labels(tokens, pos)), "att_block_matrix")
+    _table(pd.DataFrame(m, index=_labels(tokens, pos), columns=_labels(tokens, pos)), "att_block_matrix", "att_block_tbl")
 
 
 minimal_block()
@@ -285,7 +290,7 @@ def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str
                                                 f"{title}, head {head + 1}", out.short_label, fr.projector,
                                                 key_tokens=view.key_tokens), key="att_lines_view")
     _table(pd.DataFrame(m, index=_labels(view.query_tokens, q_pos),
-                        columns=_labels(view.key_tokens, view.key_positions)), "att_head_matrix")
+                        columns=_labels(view.key_tokens, view.key_positions)), "att_head_matrix", "att_head_tbl")
     _query_row(out, view, layer, qi)
 
 
@@ -305,7 +310,7 @@ def _query_row(out, view: views.AttentionView, layer: int, qi: int) -> None:
     st.caption("Click a token above, or a row of the head view, to follow another query; click "
                "a row here to open that head in the head view.")
     _table(pd.DataFrame(rows, index=head_names, columns=_labels(view.key_tokens, view.key_positions)),
-           "att_row_matrix")
+           "att_row_matrix", "att_row_tbl")
 
 
 bert_heads()

@@ -15,10 +15,15 @@ from tests.conftest import ROOT
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
+TABLE_PANELS = ("att_block_tbl", "att_head_tbl", "att_row_tbl")
 
 
-def page() -> AppTest:
+def page(tables: bool = True) -> AppTest:
+    """The page, with its tables' panels open (as a link with ``att_head_tbl=1``... opens them)."""
     at = AppTest.from_file(str(ROOT / "pages/attention.py"), default_timeout=120)
+    if tables:
+        for key in TABLE_PANELS:
+            at.query_params[key] = "1"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -127,6 +132,20 @@ def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
     np.testing.assert_allclose(m, out.attentions[3, 1, 5, :n[1], :n[1]], atol=1e-5)
     np.testing.assert_allclose(z(chart(at, "att_head_view")["data"][0]), m, atol=1e-5)
     assert columns(at, "att_head_matrix")[0] == "0·[CLS]" and columns(at, "att_head_matrix")[7] == "7·bank"
+
+
+def test_a_table_is_built_only_while_its_panel_is_open(embedded_bert):
+    at = page(tables=False)
+    assert [e.label for e in at.expander].count("The values as a table") == 3
+    assert not at.dataframe  # closed: no table sent, none drawn by a click
+    at.session_state["att_head_tbl"] = True  # what opening the panel does
+    at.run()
+    out = embedded_bert.run([A, B])
+    n = int(out.mask[0].sum())
+    np.testing.assert_allclose(table(at, "att_head_matrix"), out.attentions[0, 0, 0, :n, :n], atol=1e-5)
+    assert len(at.dataframe) == 1  # the other two stay closed
+    state = dict(at.query_params)
+    assert state.get("att_head_tbl") in ("1", ["1"]) and "att_row_tbl" not in state  # a link reopens it
 
 
 def test_clicking_a_token_shows_its_row_in_every_head(embedded_bert):
