@@ -28,6 +28,14 @@ from plotly.subplots import make_subplots
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 
 
+OUTLINE = "#D55E00"  # the selection's outline
+
+
+def outline_width(projector: bool = False) -> float:
+    """The selection outline's width in pixels: a line's width and one more."""
+    return style(projector)["line"] + 1
+
+
 def style(projector: bool) -> dict:
     """Sizes and colour scales for the normal and the projector look."""
     if projector:
@@ -280,12 +288,12 @@ def heatmap(
     highlight: tuple[int, int] | None = None,
     value_name: str = "cosine",
     clickable: bool = True,
-    highlight_row: int | None = None,
 ) -> go.Figure:
     """A labelled matrix, rows = y_labels, columns = x_labels (numeric axes, token ticks).
 
-    ``highlight=(row, col)`` outlines one cell (the current selection), ``highlight_row``
-    a whole row. ``clickable`` lays
+    ``highlight=(row, col)`` outlines one cell (the current selection); a whole row is
+    outlined over the drawn chart instead (``row_outline``). The axes span the cells
+    exactly. ``clickable`` lays
     a transparent marker on every cell centre: Streamlit's chart selection reports clicks
     on markers but not on heatmap cells, so the markers carry the click (x = column,
     y = row) and the hover text.
@@ -321,37 +329,50 @@ def heatmap(
             hovertemplate="%{customdata[0]}<br>" + value_name + " %{customdata[1]:.3f}<extra></extra>",
         ))
         layout = {"clickmode": "event+select", "dragmode": False}
-    outline = {"color": "#D55E00", "width": s["line"] + 1}
-    shapes = []
     if highlight is not None:
         r, c = highlight
-        shapes.append({"type": "rect", "x0": c - 0.5, "x1": c + 0.5, "y0": r - 0.5, "y1": r + 0.5, "line": outline})
-    if highlight_row is not None:
-        shapes.append({"type": "rect", "x0": -0.5, "x1": z.shape[1] - 0.5, "y0": highlight_row - 0.5,
-                       "y1": highlight_row + 0.5, "line": outline})
-    if shapes:
-        layout["shapes"] = shapes
+        layout["shapes"] = [{"type": "rect", "x0": c - 0.5, "x1": c + 0.5, "y0": r - 0.5, "y1": r + 0.5,
+                             "line": {"color": OUTLINE, "width": outline_width(projector)}}]
     height = max(s["height"], 80 + (36 if projector else 24) * len(ys))
     # the colour bar sits right of the plot: room for it, so Plotly need not widen the margin
     colorbar_room = math.ceil(s["colorbar"] + text_width("-0.25", s["tick"]) + 50)
     return _figure(
         traces, title, model_label, projector, height=min(height, 1400), margin_right=colorbar_room, **layout,
         xaxis={"tickvals": xs, "ticktext": xt, "title": {"text": x_title}, "tickfont": {"size": s["tick"]},
-               "side": "bottom", "tickangle": -45 if len(xs) > 8 else 0},
+               "side": "bottom", "tickangle": -45 if len(xs) > 8 else 0, "range": [-0.5, len(xs) - 0.5]},
         yaxis={"tickvals": ys, "ticktext": yt, "title": {"text": y_title}, "tickfont": {"size": s["tick"]},
-               "autorange": "reversed"})
+               "range": [len(ys) - 0.5, -0.5]})  # the cells exactly, row 0 at the top
 
 
 def attention_heatmap(
     attn: np.ndarray, tokens: Sequence[str], title: str, model_label: str,
     projector: bool = False, key_tokens: Sequence[str] | None = None,
-    highlight_row: int | None = None,
 ) -> go.Figure:
-    """Attention probabilities (queries x keys), 0..1, with an optional outlined query row."""
+    """Attention probabilities (queries x keys), 0..1; outline a query's row with ``row_outline``."""
     attn = np.asarray(attn, float)
     return heatmap(attn, key_tokens if key_tokens is not None else tokens, tokens, title, model_label,
                    projector, x_title="key (attended to)", y_title="query (attending)", zrange=(0.0, 1.0),
-                   colorscale=style(projector)["attention"], value_name="attention", highlight_row=highlight_row)
+                   colorscale=style(projector)["attention"], value_name="attention")
+
+
+def row_outline(fig: go.Figure, row: int, projector: bool = False) -> dict:
+    """Where row ``row`` of a ``heatmap`` figure lies once drawn, for an outline the page
+    lays over the chart: ``top`` and ``height`` in pixels from the chart's top edge,
+    ``left`` and ``right`` in pixels from its sides (the plot area's margins, so the box
+    follows the chart's width), and the outline's ``color`` and ``width``.
+
+    Drawn by the page rather than as a shape in the figure, the outline moves with the
+    selected row while the figure stays the same, so the browser keeps the drawn chart
+    (Streamlit draws a chart again from scratch whenever its figure changes). Exact
+    because ``heatmap`` fixes the figure's height, margins and axis ranges."""
+    layout = fig.layout
+    y0, y1 = layout.yaxis.range  # bottom, top: (n - 0.5, -0.5)
+    n = y0 - y1
+    if layout.height is None or n <= 0 or not 0 <= row < n:
+        raise ValueError(f"row {row} is not a row of this heatmap")
+    plot = layout.height - layout.margin.t - layout.margin.b
+    return {"top": layout.margin.t + plot * row / n, "height": plot / n, "left": layout.margin.l,
+            "right": layout.margin.r, "color": OUTLINE, "width": outline_width(projector)}
 
 
 def model_view(

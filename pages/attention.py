@@ -279,11 +279,13 @@ def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str
     # the lines beside the heatmap; below it in projector mode, where type is large
     hv1, hv2 = st.columns([3, 2]) if lines and not fr.projector else (st.container(), st.container())
     with hv1:
-        charts.show(figures.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
-                                              out.short_label, fr.projector, key_tokens=view.key_tokens,
-                                              highlight_row=qi),
-                    key="att_head_view", selection_mode="points",
+        fig = figures.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
+                                        out.short_label, fr.projector, key_tokens=view.key_tokens)
+        charts.show(fig, key="att_head_view", selection_mode="points",
                     on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))
+        # the query's row, outlined over the chart: another query moves the outline, and
+        # the head view, its figure unchanged, is not drawn again
+        charts.outline("att_head_view", figures.row_outline(fig, qi, fr.projector))
     if lines:
         with hv2:
             charts.show(figures.attention_lines(m[qi], view.query_tokens, qi, f'"{view.query_tokens[qi]}" in '

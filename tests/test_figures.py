@@ -21,6 +21,23 @@ def test_heatmap_values_labels_and_model_caption():
     assert len(fig.layout.shapes) == 1
 
 
+def test_row_outline_lies_on_the_row_of_the_drawn_heatmap():
+    z = np.random.default_rng(1).random((5, 3))
+    fig = figures.attention_heatmap(z, ["q1", "q2", "q3", "q4", "q5"], "T", "M", key_tokens=["a", "b", "c"])
+    assert list(fig.layout.yaxis.range) == [4.5, -0.5] and list(fig.layout.xaxis.range) == [-0.5, 2.5]
+    assert not fig.layout.shapes  # the figure does not change with the selected row
+    m, h = fig.layout.margin, fig.layout.height
+    plot = h - m.t - m.b
+    box = figures.row_outline(fig, 2)
+    assert box["top"] == pytest.approx(m.t + 2 * plot / 5) and box["height"] == pytest.approx(plot / 5)
+    assert (box["left"], box["right"]) == (m.l, m.r)  # the plot area's sides, whatever the chart's width
+    assert figures.row_outline(fig, 4)["top"] + box["height"] == pytest.approx(h - m.b)  # the last row ends the plot
+    assert box["color"] == figures.OUTLINE and figures.row_outline(fig, 0, projector=True)["width"] > box["width"]
+    for bad in (-1, 5):
+        with pytest.raises(ValueError, match="not a row"):
+            figures.row_outline(fig, bad)
+
+
 def test_heatmap_rejects_mismatched_labels():
     with pytest.raises(ValueError, match="labels"):
         figures.heatmap(np.zeros((2, 3)), ["a", "b"], ["x", "y"], "T", "M")

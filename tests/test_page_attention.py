@@ -6,6 +6,7 @@ import base64
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -132,6 +133,22 @@ def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
     np.testing.assert_allclose(m, out.attentions[3, 1, 5, :n[1], :n[1]], atol=1e-5)
     np.testing.assert_allclose(z(chart(at, "att_head_view")["data"][0]), m, atol=1e-5)
     assert columns(at, "att_head_matrix")[0] == "0·[CLS]" and columns(at, "att_head_matrix")[7] == "7·bank"
+
+
+def test_another_query_moves_the_outline_and_leaves_the_head_view_as_it_was(embedded_bert):
+    at = page(tables=False)
+    head_view = at.get("plotly_chart")
+    spec = chart(at, "att_head_view")
+
+    def outline() -> str:
+        return at.get_by_key("att_head_view_outline").markdown[0].value
+
+    fig = go.Figure(spec)
+    assert f"top: {figures.row_outline(fig, 1)['top']:.2f}px" in outline()  # the first word's row
+    set_widget(at, "att_tok", 3)  # "bank"
+    assert chart(at, "att_head_view") == spec  # the same figure: the browser keeps the drawn chart
+    assert f"top: {figures.row_outline(fig, 3)['top']:.2f}px" in outline()
+    assert ".st-key-att_head_view::after" in outline() and len(at.get("plotly_chart")) == len(head_view)
 
 
 def test_a_table_is_built_only_while_its_panel_is_open(embedded_bert):
