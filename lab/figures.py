@@ -28,7 +28,7 @@ from plotly.subplots import make_subplots
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 
 
-OUTLINE = "#D55E00"  # the selection's outline
+OUTLINE = OKABE_ITO[1]  # the selection's outline (vermilion)
 
 
 def outline_width(projector: bool = False) -> float:

@@ -149,7 +149,8 @@ def _block_head(run, head: int, row: int) -> None:
                  "`[PAD]`, so the shorter sentence's vectors now depend on how long the other "
                  "sentence is.")
     pos = list(range(len(tokens)))
-    _table(pd.DataFrame(m, index=_labels(tokens, pos), columns=_labels(tokens, pos)), "att_block_matrix", "att_block_tbl")
+    _table(pd.DataFrame(m, index=_labels(tokens, pos), columns=_labels(tokens, pos)),
+           "att_block_matrix", "att_block_tbl")
 
 
 minimal_block()
