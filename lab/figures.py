@@ -285,16 +285,14 @@ def heatmap(
     zrange: tuple[float, float] | None = (-1.0, 1.0),
     colorscale: str | None = None,
     show_values: bool | None = None,
-    highlight: tuple[int, int] | None = None,
     value_name: str = "cosine",
     clickable: bool = True,
 ) -> go.Figure:
     """A labelled matrix, rows = y_labels, columns = x_labels (numeric axes, token ticks).
 
-    ``highlight=(row, col)`` outlines one cell (the current selection); a whole row is
-    outlined over the drawn chart instead (``row_outline``). The axes span the cells
-    exactly. ``clickable`` lays
-    a transparent marker on every cell centre: Streamlit's chart selection reports clicks
+    The current selection (a cell, or a query's whole row) is outlined over the drawn
+    chart (``outline_box``), not in the figure. The axes span the cells exactly.
+    ``clickable`` lays a transparent marker on every cell centre: Streamlit's chart selection reports clicks
     on markers but not on heatmap cells, so the markers carry the click (x = column,
     y = row) and the hover text.
     """
@@ -329,10 +327,6 @@ def heatmap(
             hovertemplate="%{customdata[0]}<br>" + value_name + " %{customdata[1]:.3f}<extra></extra>",
         ))
         layout = {"clickmode": "event+select", "dragmode": False}
-    if highlight is not None:
-        r, c = highlight
-        layout["shapes"] = [{"type": "rect", "x0": c - 0.5, "x1": c + 0.5, "y0": r - 0.5, "y1": r + 0.5,
-                             "line": {"color": OUTLINE, "width": outline_width(projector)}}]
     height = max(s["height"], 80 + (36 if projector else 24) * len(ys))
     # the colour bar sits right of the plot: room for it, so Plotly need not widen the margin
     colorbar_room = math.ceil(s["colorbar"] + text_width("-0.25", s["tick"]) + 50)
@@ -348,31 +342,37 @@ def attention_heatmap(
     attn: np.ndarray, tokens: Sequence[str], title: str, model_label: str,
     projector: bool = False, key_tokens: Sequence[str] | None = None,
 ) -> go.Figure:
-    """Attention probabilities (queries x keys), 0..1; outline a query's row with ``row_outline``."""
+    """Attention probabilities (queries x keys), 0..1; outline a query's row with ``outline_box``."""
     attn = np.asarray(attn, float)
     return heatmap(attn, key_tokens if key_tokens is not None else tokens, tokens, title, model_label,
                    projector, x_title="key (attended to)", y_title="query (attending)", zrange=(0.0, 1.0),
                    colorscale=style(projector)["attention"], value_name="attention")
 
 
-def row_outline(fig: go.Figure, row: int, projector: bool = False) -> dict:
-    """Where row ``row`` of a ``heatmap`` figure lies once drawn, for an outline the page
-    lays over the chart: ``top`` and ``height`` in pixels from the chart's top edge,
-    ``left`` and ``right`` in pixels from its sides (the plot area's margins, so the box
-    follows the chart's width), and the outline's ``color`` and ``width``.
+def outline_box(fig: go.Figure, row: int, col: int | None = None, projector: bool = False) -> dict:
+    """Where cell (``row``, ``col``) of a ``heatmap`` figure lies once drawn, or the whole
+    row when ``col`` is None, for an outline the page lays over the chart
+    (``ui.charts.outline``): ``top`` and ``height`` in pixels from the chart's top edge;
+    ``left`` and ``right``, the plot area's margins in pixels, and ``x0`` and ``x1``, the
+    box's sides as fractions of the plot area's width (the chart's width is the page's,
+    known only in the browser); and the outline's ``color`` and ``width``.
 
     Drawn by the page rather than as a shape in the figure, the outline moves with the
-    selected row while the figure stays the same, so the browser keeps the drawn chart
+    selection while the figure stays the same, so the browser keeps the drawn chart
     (Streamlit draws a chart again from scratch whenever its figure changes). Exact
     because ``heatmap`` fixes the figure's height, margins and axis ranges."""
     layout = fig.layout
-    y0, y1 = layout.yaxis.range  # bottom, top: (n - 0.5, -0.5)
-    n = y0 - y1
-    if layout.height is None or n <= 0 or not 0 <= row < n:
+    y0, y1 = layout.yaxis.range  # bottom, top: (rows - 0.5, -0.5)
+    x0, x1 = layout.xaxis.range  # (-0.5, cols - 0.5)
+    rows, cols = round(y0 - y1), round(x1 - x0)
+    if layout.height is None or rows <= 0 or not 0 <= row < rows:
         raise ValueError(f"row {row} is not a row of this heatmap")
+    if col is not None and not 0 <= col < cols:
+        raise ValueError(f"column {col} is not a column of this heatmap")
     plot = layout.height - layout.margin.t - layout.margin.b
-    return {"top": layout.margin.t + plot * row / n, "height": plot / n, "left": layout.margin.l,
-            "right": layout.margin.r, "color": OUTLINE, "width": outline_width(projector)}
+    left, right = (0.0, 1.0) if col is None else (col / cols, (col + 1) / cols)
+    return {"top": layout.margin.t + plot * row / rows, "height": plot / rows, "left": layout.margin.l,
+            "right": layout.margin.r, "x0": left, "x1": right, "color": OUTLINE, "width": outline_width(projector)}
 
 
 def model_view(

@@ -286,7 +286,7 @@ def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str
                     on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))
         # the query's row, outlined over the chart: another query moves the outline, and
         # the head view, its figure unchanged, is not drawn again
-        charts.outline("att_head_view", figures.row_outline(fig, qi, fr.projector))
+        charts.outline("att_head_view", figures.outline_box(fig, qi, projector=fr.projector))
     if lines:
         with hv2:
             charts.show(figures.attention_lines(m[qi], view.query_tokens, qi, f'"{view.query_tokens[qi]}" in '

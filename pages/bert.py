@@ -114,14 +114,16 @@ def _cross_map(pair: views.WordPair) -> None:
     state.widget(st.select_slider, "bert_layer", "Layer for the A × B map",
                  options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("bert_layer")
-    charts.show(
-        figures.heatmap(views.cross_map(out, layer), out.tokens[1], out.tokens[0], f"Every token of A against "
-                        f"every token of B at {names[layer]}", out.model_label, fr.projector,
-                        x_title="sentence B", y_title="sentence A",
-                        highlight=(pair.positions[0][0], pair.positions[1][0])),
-        key="bert_ab", selection_mode="points",
-        on_select=clicks.on_click("bert_ab", x=clicks.pick("bert_tb", out.word_at(1)),
-                                  y=clicks.pick("bert_ta", out.word_at(0))))
+    fig = figures.heatmap(views.cross_map(out, layer), out.tokens[1], out.tokens[0], f"Every token of A against "
+                          f"every token of B at {names[layer]}", out.model_label, fr.projector,
+                          x_title="sentence B", y_title="sentence A")
+    charts.show(fig, key="bert_ab", selection_mode="points",
+                on_select=clicks.on_click("bert_ab", x=clicks.pick("bert_tb", out.word_at(1)),
+                                          y=clicks.pick("bert_ta", out.word_at(0))))
+    # the selected words' first pieces, outlined over the chart: another word moves the
+    # outline, and the map, its figure unchanged, is not drawn again
+    charts.outline("bert_ab", figures.outline_box(fig, pair.positions[0][0], pair.positions[1][0],
+                                                  projector=fr.projector))
 
 
 def _measures(pair: views.WordPair) -> None:

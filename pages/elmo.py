@@ -217,13 +217,15 @@ def _cross_map(stack, pair: views.WordPair) -> None:
     state.widget(st.segmented_control, "elmo_layer", "Layer for the A × B map",
                  options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("elmo_layer") if state.get("elmo_layer") is not None else len(names) - 1
-    charts.show(
-        figures.heatmap(views.cross_map(stack, layer), list(tokens[1]), list(tokens[0]), "Every word of A against "
-                        f"every word of B: {names[layer]}", model.label, fr.projector, x_title="sentence B",
-                        y_title="sentence A", highlight=pair.words),
-        key="elmo_ab", selection_mode="points",
-        on_select=clicks.on_click("elmo_ab", x=clicks.pick("", range(len(tokens[1])), _store("elmo_wb", 1)),
-                                  y=clicks.pick("", range(len(tokens[0])), _store("elmo_wa", 0))))
+    fig = figures.heatmap(views.cross_map(stack, layer), list(tokens[1]), list(tokens[0]), "Every word of A "
+                          f"against every word of B: {names[layer]}", model.label, fr.projector,
+                          x_title="sentence B", y_title="sentence A")
+    charts.show(fig, key="elmo_ab", selection_mode="points",
+                on_select=clicks.on_click("elmo_ab", x=clicks.pick("", range(len(tokens[1])), _store("elmo_wb", 1)),
+                                          y=clicks.pick("", range(len(tokens[0])), _store("elmo_wa", 0))))
+    # the selected pair's cell, outlined over the chart: another word moves the outline,
+    # and the map, its figure unchanged, is not drawn again
+    charts.outline("elmo_ab", figures.outline_box(fig, *pair.words, projector=fr.projector))
 
 
 explore()

@@ -12,30 +12,44 @@ from lab import figures
 
 def test_heatmap_values_labels_and_model_caption():
     z = np.array([[1.0, 0.5], [0.2, -0.3], [0.0, 0.9]])
-    fig = figures.heatmap(z, ["the", "the"], ["<script>", "b", "c"], "T", "Model X", highlight=(1, 0))
+    fig = figures.heatmap(z, ["the", "the"], ["<script>", "b", "c"], "T", "Model X")
     np.testing.assert_array_equal(np.asarray(fig.data[0].z), z)
     assert list(fig.layout.yaxis.ticktext) == ["&lt;script&gt;", "b", "c"]  # escaped, never HTML
     assert list(fig.layout.xaxis.tickvals) == [0, 1]  # repeated tokens keep their own column
     assert "Model: Model X" in fig.layout.title.text
     assert len(fig.data) == 2 and len(fig.data[1].x) == 6  # click targets on every cell
-    assert len(fig.layout.shapes) == 1
+    assert not fig.layout.shapes  # a selection is outlined over the drawn chart (outline_box)
 
 
-def test_row_outline_lies_on_the_row_of_the_drawn_heatmap():
+def test_outline_box_lies_on_the_row_of_the_drawn_heatmap():
     z = np.random.default_rng(1).random((5, 3))
     fig = figures.attention_heatmap(z, ["q1", "q2", "q3", "q4", "q5"], "T", "M", key_tokens=["a", "b", "c"])
     assert list(fig.layout.yaxis.range) == [4.5, -0.5] and list(fig.layout.xaxis.range) == [-0.5, 2.5]
     assert not fig.layout.shapes  # the figure does not change with the selected row
     m, h = fig.layout.margin, fig.layout.height
     plot = h - m.t - m.b
-    box = figures.row_outline(fig, 2)
+    box = figures.outline_box(fig, 2)
     assert box["top"] == pytest.approx(m.t + 2 * plot / 5) and box["height"] == pytest.approx(plot / 5)
     assert (box["left"], box["right"]) == (m.l, m.r)  # the plot area's sides, whatever the chart's width
-    assert figures.row_outline(fig, 4)["top"] + box["height"] == pytest.approx(h - m.b)  # the last row ends the plot
-    assert box["color"] == figures.OUTLINE and figures.row_outline(fig, 0, projector=True)["width"] > box["width"]
+    assert (box["x0"], box["x1"]) == (0.0, 1.0)  # a whole row
+    assert figures.outline_box(fig, 4)["top"] + box["height"] == pytest.approx(h - m.b)  # the last row ends the plot
+    assert box["color"] == figures.OUTLINE and figures.outline_box(fig, 0, projector=True)["width"] > box["width"]
     for bad in (-1, 5):
         with pytest.raises(ValueError, match="not a row"):
-            figures.row_outline(fig, bad)
+            figures.outline_box(fig, bad)
+
+
+def test_outline_box_of_one_cell_spans_its_column():
+    fig = figures.heatmap(np.zeros((3, 4)), list("abcd"), list("xyz"), "T", "M")
+    m = fig.layout.margin
+    plot = fig.layout.height - m.t - m.b
+    box = figures.outline_box(fig, 1, 2)
+    assert box["top"] == pytest.approx(m.t + plot / 3) and box["height"] == pytest.approx(plot / 3)
+    assert (box["x0"], box["x1"]) == (0.5, 0.75)  # the third of four columns
+    assert figures.outline_box(fig, 0, 3)["x1"] == 1.0 and figures.outline_box(fig, 0, 0)["x0"] == 0.0
+    for bad in (-1, 4):
+        with pytest.raises(ValueError, match="not a column"):
+            figures.outline_box(fig, 0, bad)
 
 
 def test_heatmap_rejects_mismatched_labels():

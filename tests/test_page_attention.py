@@ -144,10 +144,10 @@ def test_another_query_moves_the_outline_and_leaves_the_head_view_as_it_was(embe
         return at.get_by_key("att_head_view_outline").markdown[0].value
 
     fig = go.Figure(spec)
-    assert f"top: {figures.row_outline(fig, 1)['top']:.2f}px" in outline()  # the first word's row
+    assert f"top: {figures.outline_box(fig, 1)['top']:.2f}px" in outline()  # the first word's row
     set_widget(at, "att_tok", 3)  # "bank"
     assert chart(at, "att_head_view") == spec  # the same figure: the browser keeps the drawn chart
-    assert f"top: {figures.row_outline(fig, 3)['top']:.2f}px" in outline()
+    assert f"top: {figures.outline_box(fig, 3)['top']:.2f}px" in outline()
     assert ".st-key-att_head_view::after" in outline() and len(at.get("plotly_chart")) == n_charts
 
 

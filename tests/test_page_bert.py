@@ -4,10 +4,11 @@ import base64
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import analysis
+from lab import analysis, figures
 from tests.conftest import ROOT
 
 A = "The central bank raised interest rates yesterday."
@@ -97,6 +98,28 @@ def test_layer_slider_changes_the_a_by_b_map(defaults_out):
     n_a, n_b = len(defaults_out.tokens[0]), len(defaults_out.tokens[1])
     want = analysis.cosine_matrix(defaults_out.layers[2, 0, :n_a], defaults_out.layers[2, 1, :n_b])
     np.testing.assert_allclose(values(spec["data"][0]["z"]), want, atol=1e-5)
+
+
+def test_another_word_moves_the_a_by_b_outline_and_leaves_the_map_as_it_was(defaults_out):
+    at = run_page()
+    spec = chart(at, "Every token of A against")
+    fig = go.Figure(spec)
+
+    def outline() -> str:
+        return at.get_by_key("bert_ab_outline").markdown[0].value
+
+    def on_cell(row: int, col: int) -> bool:
+        box = figures.outline_box(fig, row, col)
+        return f"top: {box['top']:.2f}px" in outline() and f"* {box['x0']:.6f})" in outline()
+
+    bank_a, bank_b = defaults_out.positions(0, 2)[0], defaults_out.positions(1, 6)[0]
+    assert on_cell(bank_a, bank_b) and not on_cell(bank_a, bank_b + 1)
+    at.pills[1].set_value(5).run()  # "river"
+    assert chart(at, "Every token of A against") == spec  # the same figure: the browser keeps the drawn map
+    assert on_cell(bank_a, defaults_out.positions(1, 5)[0])
+    at.pills[0].set_value(4).run()  # "interest"
+    assert on_cell(defaults_out.positions(0, 4)[0], defaults_out.positions(1, 5)[0])
+    assert ".st-key-bert_ab::after" in outline()
 
 
 def test_token_map_switches_between_the_sentences(defaults_out):

@@ -1,10 +1,13 @@
 """The ELMo layers page, headless with AppTest: values follow clicks, sliders and sources."""
 
+import json
+
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import analysis, senses
+from lab import analysis, figures, senses
 from lab.models.elmo import ElmoConfig, ElmoModel
 from lab.models.elmo_io import embedded_metrics, export_saved_model, load_elmo
 from lab.analysis import context_only, scalar_mix
@@ -67,6 +70,27 @@ def test_default_view_and_selecting_other_words(elmo, defaults_out):
     np.testing.assert_allclose(curve(at), expected(defaults_out, 4, 5, w, g), atol=1e-4)
     assert at.query_params["elmo_wa"] == "4:interest" and at.query_params["elmo_wb"] == "5:river"
     assert any("ELMo-mini" in c.value for c in at.caption)
+
+
+def test_another_word_moves_the_a_by_b_outline_and_leaves_the_map_as_it_was():
+    at = run_page()
+
+    def cross_map() -> dict:
+        return next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                    if "Every word of A against" in json.dumps(json.loads(c.proto.spec)["layout"]["title"]))
+
+    def on_cell(row: int, col: int) -> bool:
+        box = figures.outline_box(fig, row, col)
+        text = at.get_by_key("elmo_ab_outline").markdown[0].value
+        return f"top: {box['top']:.2f}px" in text and f"* {box['x0']:.6f})" in text
+
+    spec = cross_map()
+    fig = go.Figure(spec)
+    assert on_cell(2, 6) and not on_cell(2, 5)  # the two "bank"s
+    at.pills[1].set_value(5).run()  # "river"
+    assert cross_map() == spec and on_cell(2, 5)  # the same figure: the browser keeps the drawn map
+    at.pills[0].set_value(4).run()  # "interest"
+    assert cross_map() == spec and on_cell(4, 5)
 
 
 def test_the_embedded_model_states_how_well_it_separates_senses():

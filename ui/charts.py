@@ -42,17 +42,20 @@ def show(fig: go.Figure, key: str, **kwargs):
 
 
 def outline(chart_key: str, box: dict) -> None:
-    """Outline ``box`` (``figures.row_outline``) over the chart shown under ``chart_key``.
+    """Outline ``box`` (``figures.outline_box``) over the chart shown under ``chart_key``.
 
     The box is a style rule on the chart's element (whose class names its key), written
     by a markdown element in a keyed container that takes no room: moving the selection
     changes this rule, and the chart, whose figure has not changed, is not drawn again.
+    The box's sides are worked out by the browser from the chart's width (``calc``).
     """
     sel = f".st-key-{chart_key}"
+    margins = f"{box['left']:.2f}px - {box['right']:.2f}px"
+    left = f"calc({box['left']:.2f}px + (100% - {margins}) * {box['x0']:.6f})"
+    right = f"calc({box['right']:.2f}px + (100% - {margins}) * {1 - box['x1']:.6f})"
     rule = (f"{sel} {{position: relative}} {sel}::after {{content: ''; position: absolute; "
-            f"top: {box['top']:.2f}px; height: {box['height']:.2f}px; left: {box['left']:.2f}px; "
-            f"right: {box['right']:.2f}px; border: {box['width']:.1f}px solid {box['color']}; "
-            f"box-sizing: border-box; pointer-events: none}}")
+            f"top: {box['top']:.2f}px; height: {box['height']:.2f}px; left: {left}; right: {right}; "
+            f"border: {box['width']:.1f}px solid {box['color']}; box-sizing: border-box; pointer-events: none}}")
     with st.container(key=f"{chart_key}_outline"):
         st.markdown(f"<style>.st-key-{chart_key}_outline {{display: none}} {rule}</style>", unsafe_allow_html=True)
 

@@ -146,7 +146,7 @@ def _warm_figures() -> None:
     built = [
         figures.layer_curve(tokens, {"x": [0.1, 0.2, 0.3]}, "t", "m"),
         figures.bar_by_layer(tokens, [0.1, 0.2, 0.3], "t", "m"),
-        figures.heatmap(z, tokens, tokens, "t", "m", highlight=(0, 0)),
+        figures.heatmap(z, tokens, tokens, "t", "m"),
         figures.attention_heatmap(z, tokens, "t", "m"),
         figures.model_view(z[None, None], tokens, "t", "m"),
         figures.attention_lines(z[0], tokens, 0, "t", "m"),
