@@ -133,8 +133,8 @@ def _block_head(run, head: int, row: int) -> None:
     m = run.attentions[row, head]  # (T, T), query x key
     tokens = run.batch.tokens[row]
     charts.show(
-        figures.attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask "
-                                  f"{'on' if run.use_mask else 'OFF'}", run.label, fr.projector),
+        charts.attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask "
+                                 f"{'on' if run.use_mask else 'OFF'}", run.label, fr.projector),
         key="att_block_fig")
     check = views.padding_check(m, run.batch.padding_mask[row])
     if not check.padded:
@@ -280,8 +280,8 @@ def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str
     # the lines beside the heatmap; below it in projector mode, where type is large
     hv1, hv2 = st.columns([3, 2]) if lines and not fr.projector else (st.container(), st.container())
     with hv1:
-        fig = figures.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
-                                        out.short_label, fr.projector, key_tokens=view.key_tokens)
+        fig = charts.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
+                                       out.short_label, fr.projector, key_tokens=view.key_tokens)
         charts.show(fig, key="att_head_view", selection_mode="points",
                     on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))
         # the query's row, outlined over the chart: another query moves the outline, and

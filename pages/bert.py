@@ -100,9 +100,9 @@ def _token_map(pair: views.WordPair) -> None:
     b = state.get("bert_map")
     m = views.token_map(out, pair.vectors[0], (b,))
     key = f"bert_lt_{b}"
-    charts.show(figures.heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
-                                f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
-                                x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
+    charts.show(charts.heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
+                               f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
+                               x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
                 key=key, on_select=clicks.on_click(key, x=clicks.pick("bert_tb" if b == 1 else "bert_ta", m.words)),
                 selection_mode="points")
     st.caption("Click a cell to select that token.")
@@ -114,9 +114,9 @@ def _cross_map(pair: views.WordPair) -> None:
     state.widget(st.select_slider, "bert_layer", "Layer for the A × B map",
                  options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("bert_layer")
-    fig = figures.heatmap(views.cross_map(out, layer), out.tokens[1], out.tokens[0], f"Every token of A against "
-                          f"every token of B at {names[layer]}", out.model_label, fr.projector,
-                          x_title="sentence B", y_title="sentence A")
+    fig = charts.heatmap(views.cross_map(out, layer), out.tokens[1], out.tokens[0], f"Every token of A against "
+                         f"every token of B at {names[layer]}", out.model_label, fr.projector,
+                         x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="bert_ab", selection_mode="points",
                 on_select=clicks.on_click("bert_ab", x=clicks.pick("bert_tb", out.word_at(1)),
                                           y=clicks.pick("bert_ta", out.word_at(0))))

@@ -204,8 +204,8 @@ def explore() -> None:
     m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True)
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
     charts.show(
-        figures.heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against every word of both sentences, '
-                        "per layer", model.label, fr.projector, x_title="words of A, then B", y_title="layer"),
+        charts.heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against every word of both sentences, '
+                       "per layer", model.label, fr.projector, x_title="words of A, then B", y_title="layer"),
         key="elmo_lt", selection_mode="points",
         on_select=clicks.on_click("elmo_lt", x=clicks.pick("", words_b, _store("elmo_wb", 1))))
     st.caption("Which neighbours does the word resemble at each layer? Click a word of B to compare with it.")
@@ -217,9 +217,9 @@ def _cross_map(stack, pair: views.WordPair) -> None:
     state.widget(st.segmented_control, "elmo_layer", "Layer for the A × B map",
                  options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("elmo_layer") if state.get("elmo_layer") is not None else len(names) - 1
-    fig = figures.heatmap(views.cross_map(stack, layer), list(tokens[1]), list(tokens[0]), "Every word of A "
-                          f"against every word of B: {names[layer]}", model.label, fr.projector,
-                          x_title="sentence B", y_title="sentence A")
+    fig = charts.heatmap(views.cross_map(stack, layer), list(tokens[1]), list(tokens[0]), "Every word of A "
+                         f"against every word of B: {names[layer]}", model.label, fr.projector,
+                         x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="elmo_ab", selection_mode="points",
                 on_select=clicks.on_click("elmo_ab", x=clicks.pick("", range(len(tokens[1])), _store("elmo_wb", 1)),
                                           y=clicks.pick("", range(len(tokens[0])), _store("elmo_wa", 0))))

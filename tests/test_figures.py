@@ -145,3 +145,15 @@ def test_long_titles_wrap_and_keep_their_words():
     assert title_of(fig) == title  # the PNG's file name still comes from the whole title
     one_line = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, title, "M", projector=False)
     assert one_line.layout.margin.t < fig.layout.margin.t
+
+
+def test_a_heatmap_is_built_once_for_each_input():
+    from ui import charts
+
+    z = np.random.default_rng(3).random((2, 3))
+    fig = charts.heatmap(z, ["a", "b", "c"], ["x", "y"], "T", "M")
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z), z)
+    assert charts.heatmap(z.copy(), ["a", "b", "c"], ["x", "y"], "T", "M") is fig  # equal input: the same figure
+    other = charts.heatmap(z + 0.1, ["a", "b", "c"], ["x", "y"], "T", "M")
+    assert other is not fig and np.allclose(np.asarray(other.data[0].z), z + 0.1)
+    assert charts.heatmap(z, ["a", "b", "c"], ["x", "y"], "T", "M", projector=True) is not fig

@@ -13,6 +13,7 @@ import re
 import plotly.graph_objects as go
 import streamlit as st
 
+from lab import figures
 from lab.figures import plain_text
 
 
@@ -39,6 +40,22 @@ def show(fig: go.Figure, key: str, **kwargs):
     """``st.plotly_chart`` with the app's toolbar, the image named after the figure's title;
     ``kwargs`` as for ``st.plotly_chart`` (``on_select``, ``selection_mode``...)."""
     return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), **kwargs)
+
+
+# a resource: the figure itself, shared and never mutated (st.plotly_chart copies it)
+@st.cache_resource(show_spinner=False, max_entries=64)
+def heatmap(z, x_labels, y_labels, title: str, model_label: str, projector: bool = False, **kwargs) -> go.Figure:
+    """``figures.heatmap``, built once for each input: a click that leaves a map as it was
+    (the A × B maps, the attention head view; the selection is outlined over the chart)
+    finds its figure here instead of building it again (about 6 ms of a click's 45 ms of
+    server CPU)."""
+    return figures.heatmap(z, x_labels, y_labels, title, model_label, projector, **kwargs)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def attention_heatmap(attn, tokens, title: str, model_label: str, projector: bool = False, **kwargs) -> go.Figure:
+    """``figures.attention_heatmap``, built once for each input (as ``heatmap``)."""
+    return figures.attention_heatmap(attn, tokens, title, model_label, projector, **kwargs)
 
 
 def outline(chart_key: str, box: dict) -> None:
