@@ -1,11 +1,12 @@
 """A class on one server: N simulated sessions at once, over Streamlit's own websocket protocol.
 
-    python bench/load.py [--sessions 20] [--selections 5] [--repeats 3] [--root CHECKOUT] [--url URL]
+    python bench/load.py [--sessions 20] [--selections 5] [--repeats 3] [--chars N] [--root CHECKOUT] [--url URL]
 
 Serves the app on a free loopback port (or uses ``--url``, which must be loopback), warms
 it with one view of each page, then ``--repeats`` times starts ``--sessions`` sessions at
 once; each opens a page (BERT, ELMo, attention in turn) with sentences no one used yet and
-then clicks ``--selections`` words, one after the other, as a person would. No browser: the
+then clicks ``--selections`` words, one after the other, as a person would (``--chars``:
+each sentence grown to about N characters, as when a class pastes paragraphs). No browser: the
 server is what is measured (``bench/session.py``). Prints, per repeat, the errors (an
 exception shown by the app, a lost connection, a request over ``--timeout``), the time from
 a request to its finished script run (p50, p95, max) and the server's RSS after it.
@@ -31,12 +32,12 @@ PAGES = ("bert", "elmo", "attention")
 
 
 async def one_session(url: str, index: int, repeat: int, selections: int, timeout: float,
-                      times: list, errors: list) -> None:
+                      times: list, errors: list, chars: int = 0) -> None:
     page = PAGES[index % len(PAGES)]
     s = Session(url)
     try:
         await s.connect()
-        r = await s.open(page, *new_sentences(index, f"r{repeat}"), timeout=timeout)
+        r = await s.open(page, *new_sentences(index, f"r{repeat}", chars), timeout=timeout)
         times.append(r.seconds)
         errors += [f"{page} open: {e}" for e in r.errors]
         label = CLICKS[page]
@@ -54,7 +55,7 @@ async def one_session(url: str, index: int, repeat: int, selections: int, timeou
 async def repeat_once(url: str, repeat: int, a) -> tuple[list, list, float]:
     times, errors = [], []
     t0 = time.perf_counter()
-    await asyncio.wait_for(asyncio.gather(*(one_session(url, i, repeat, a.selections, a.timeout, times, errors)
+    await asyncio.wait_for(asyncio.gather(*(one_session(url, i, repeat, a.selections, a.timeout, times, errors, a.chars)
                                             for i in range(a.sessions))), a.max_seconds)
     return times, errors, time.perf_counter() - t0
 
@@ -68,7 +69,7 @@ async def warm(url: str) -> None:
 
 
 def main(argv=None) -> int:
-    ap = parser(__doc__, sessions=20, selections=5, repeats=3)
+    ap = parser(__doc__, sessions=20, selections=5, repeats=3, chars=0)
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds one request may take")
     ap.add_argument("--max-seconds", type=float, default=600.0, help="seconds one repeat may take")
     ap.add_argument("--url", help="an already running app on loopback (RSS then not reported)")
@@ -87,7 +88,8 @@ def main(argv=None) -> int:
         if srv:
             srv.wait_quiet()
             print(f"app: {srv.root}; RSS after warm-up {srv.rss_mb():.0f} MB")
-        print(f"{a.sessions} sessions at once, each: open a page with new sentences, then "
+        print(f"{a.sessions} sessions at once, each: open a page with new sentences"
+              f"{f' of about {a.chars:,} characters' if a.chars else ''}, then "
               f"{a.selections} clicks ({a.sessions * (1 + a.selections)} requests per repeat)")
         print(f"{'repeat':>6s} {'errors':>6s} {'p50':>7s} {'p95':>7s} {'max':>7s} {'wall':>7s} {'RSS after':>10s}")
         for rep in range(a.repeats):

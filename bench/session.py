@@ -35,10 +35,14 @@ VERBS = ["raised interest rates", "rested by the river bank", "read the letter t
          "planted a tree", "painted the fence", "found a key", "lost the match", "fixed the bike", "sang a song"]
 
 
-def new_sentences(i: int, salt: str = "") -> tuple[str, str]:
-    """Two sentences numbered ``i`` (different for every i and salt), sharing the word "bank"."""
+def new_sentences(i: int, salt: str = "", chars: int = 0) -> tuple[str, str]:
+    """Two sentences numbered ``i`` (different for every i and salt), sharing the word "bank";
+    with ``chars``, each grown to about that many characters (a pasted paragraph)."""
     a = f"{SUBJECTS[i % 10]} {VERBS[(i // 10) % 10]} near the bank on day {i}{salt}."
     b = f"{SUBJECTS[(i + 3) % 10]} walked along the bank of the river at {i}{salt} o'clock."
+    if chars:
+        more = " ".join(f"Then {SUBJECTS[(i + k) % 10].lower()} {VERBS[k % 10]} again." for k in range(chars // 20))
+        a, b = (f"{s} {more}"[:chars] for s in (a, b))
     return a, b
 
 

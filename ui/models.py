@@ -11,6 +11,8 @@ import streamlit as st
 from lab import models as lab_models
 from lab import sources
 
+BERT_CACHE_BYTES = 256 * 2**20  # pickled; least recently used runs go first
+
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def load(family: str, source: str):
@@ -49,7 +51,9 @@ def model(family: str, source: str):
     return loaded
 
 
-@st.cache_data(show_spinner="Running BERT...", max_entries=64)
+# Bounded in bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of
+# 512 pieces carry 167 MB of attention probabilities, and 64 of those would be 10 GB.
+@st.cache_data(show_spinner="Running BERT...", max_entries=64, max_size=BERT_CACHE_BYTES)
 def bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool = False):
     """Cached ``LayerVectors`` of a BERT, keyed by source and sentences (the model is not hashed)."""
     return _model.run(list(sentences), pair=pair)
