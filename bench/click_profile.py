@@ -1,0 +1,133 @@
+"""Where a click's time goes in Chromium: the request, the server's answer, and the page's own work.
+
+    python bench/click_profile.py [--page elmo] [--clicks 12] [--root CHECKOUT]
+
+Serves the app, opens one page (``bert``, ``elmo`` or ``attention``) in Debian's Chromium
+and clicks a word pill ``--clicks`` times, as ``bench/browser.py`` does. For each click it
+records, from the pointerdown, when the browser sent its request over the websocket, when
+the first and the last answer arrived and when the chart that follows the word showed its
+new drawing (a hook on the page's WebSocket stamps every message as it arrives). Meanwhile
+Chrome's sampling profiler (over the DevTools protocol) records the page's main thread;
+the table splits its time per click by script (Plotly, React, styles...) and lists the
+functions that took most. The profiler slows the page, so its click times are longer
+than ``bench/browser.py``'s: read them side by side, not against the targets. Prints
+figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.browser import ARM, PAGES, SETTLED, chart_with, wait_idle  # noqa: E402
+from bench.session import Server, parser  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+# Every websocket message, stamped on arrival (bytes) or on sending (-1), before the app's
+# own handler sees it: this listener is added first.
+HOOK = """(() => {
+  const Native = window.WebSocket;
+  window.__ws = [];
+  function Stamped(...args) {
+    const ws = new Native(...args);
+    ws.addEventListener('message', e => window.__ws.push([performance.now(), e.data.byteLength || e.data.size || 0]));
+    const send = ws.send.bind(ws);
+    ws.send = data => { window.__ws.push([performance.now(), -1]); return send(data); };
+    return ws;
+  }
+  Stamped.prototype = Native.prototype;
+  Object.assign(Stamped, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+  window.WebSocket = Stamped;
+})();"""
+WARM_CLICKS = 2  # clicked before timing: the first clicks load code and fill caches
+
+
+def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict]:
+    """(one row per click: sent, first answer, last answer, messages, bytes, chart drawn;
+    times in ms from the pointerdown) and the profile of the timed clicks."""
+    group_name, title = PAGES[page]
+    radios = pg.get_by_role("radiogroup", name=group_name).get_by_role("radio")
+    count, target, rows = radios.count(), 0, []
+    for i in range(clicks + WARM_CLICKS):
+        target = (target + 1) % count
+        if radios.nth(target).get_attribute("aria-checked") == "true":
+            target = (target + 1) % count
+        radios.nth(target).scroll_into_view_if_needed()
+        if i == WARM_CLICKS:
+            cdp.send("Profiler.start")
+        pg.evaluate("window.__ws.length = 0")
+        pg.evaluate(ARM, [title, None])
+        radios.nth(target).click()
+        wait_idle(pg)
+        pg.wait_for_timeout(500)
+        drawn, t0, log = pg.evaluate(SETTLED), pg.evaluate("window.__lab.t0"), pg.evaluate("window.__ws")
+        sent = [t - t0 for t, n in log if n < 0]
+        got = [(t - t0, n) for t, n in log if n >= 0]
+        if i >= WARM_CLICKS and drawn is not None and got:
+            rows.append((sent[0] if sent else np.nan, got[0][0], got[-1][0], len(got), sum(n for _, n in got),
+                         drawn * 1000))
+    return np.array(rows), cdp.send("Profiler.stop")["profile"]
+
+
+def self_times(profile: dict) -> tuple[collections.Counter, collections.Counter]:
+    """Sampled self time in ms, by script file and by function."""
+    nodes = {n["id"]: n["callFrame"] for n in profile["nodes"]}
+    by_script, by_function = collections.Counter(), collections.Counter()
+    for node, dt in zip(profile["samples"], profile["timeDeltas"]):
+        frame = nodes[node]
+        script = frame["url"].rsplit("/", 1)[-1] or frame["functionName"] or "(native)"
+        by_script[script] += dt / 1000
+        by_function[f"{frame['functionName'] or '(anonymous)'} @ {script}:{frame['lineNumber'] + 1}"] += dt / 1000
+    return by_script, by_function
+
+
+def main(argv=None) -> int:
+    ap = parser(__doc__, clicks=12)
+    ap.add_argument("--page", choices=sorted(PAGES), default="elmo")
+    a = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    srv = Server(root=a.root.resolve(), python=a.python).start()
+    try:
+        srv.wait_quiet()
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+            ctx.add_init_script(HOOK)
+            pg = ctx.new_page()
+            pg.set_default_timeout(120_000)
+            pg.goto(f"{srv.url}/{a.page}")
+            chart_with(pg, PAGES[a.page][1]).wait_for()
+            wait_idle(pg)
+            cdp = ctx.new_cdp_session(pg)
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 200})  # microseconds
+            rows, profile = click_times(pg, a.page, a.clicks, cdp)
+            browser.close()
+    finally:
+        srv.stop()
+    n = len(rows)
+    if not n:
+        print("no click changed the chart")
+        return 1
+    med = np.median(rows, axis=0)
+    print(f"app: {srv.root}; {a.page} page, {n} clicks (medians, ms from the pointerdown, under the profiler)")
+    print(f"  request sent {med[0]:.0f} · first answer {med[1]:.0f} · last answer {med[2]:.0f} "
+          f"({med[3]:.0f} messages, {med[4] / 1000:.0f} kB) · chart drawn {med[5]:.0f}")
+    by_script, by_function = self_times(profile)
+    print("main thread per click, ms, by script ((idle) includes the waits between clicks):")
+    for name, ms in by_script.most_common(12):
+        print(f"  {ms / n:7.1f}  {name}")
+    print("functions that took most, per click, ms:")
+    for name, ms in [(k, v) for k, v in by_function.most_common() if not k.startswith("(")][:15]:
+        print(f"  {ms / n:7.1f}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
