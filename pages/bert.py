@@ -25,9 +25,11 @@ st.caption("How BERT splits text into word pieces, and how the vector of one wor
 show_input_messages(fr)
 
 model = models.model("bert", fr.bert_source)
-out = models.bert_run(model, model.source, tuple(fr.sentences))
+# The page draws no attention probabilities, so it keeps its run without them (151 MB of a
+# long input's 167, held as long as the session); the download runs the model again.
+out = models.bert_run(model, model.source, tuple(fr.sentences)).without_attentions()
 st.caption(f"Model: **{md_escape(out.model_label)}** · source: `{model.source}`")
-charts.vectors_button(out, "bert-vectors", key="bert_npz")
+charts.vectors_button(lambda m=model, s=list(fr.sentences): m.run(s), "bert-vectors", key="bert_npz")
 for name, cut in zip("AB", out.truncated):
     if cut:
         st.warning(f"Sentence {name} has more word pieces than BERT's 512 positions allow; "

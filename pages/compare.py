@@ -50,12 +50,15 @@ def read_words() -> tuple[tuple[str, ...], ...]:
 
 
 words = read_words()
-runs = {"bert": compare.align(models.bert_run(bert, bert.source, tuple(fr.sentences))),
+# BERT's run without its attention probabilities (none is drawn here; the download runs the model again)
+runs = {"bert": compare.align(models.bert_run(bert, bert.source, tuple(fr.sentences))).without_attentions(),
         "elmo": models.elmo_run(elmo, elmo.source, words)}
+downloads = {"bert": lambda s=list(fr.sentences): compare.align(bert.run(s)),
+             "elmo": runs["elmo"]}
 loaded = {"bert": bert, "elmo": elmo}
 for column, (family, out) in zip(st.columns(2), runs.items()):
     with column:
-        charts.vectors_button(out, f"compare-{family}-vectors", key=f"cmp_npz_{family}",
+        charts.vectors_button(downloads[family], f"compare-{family}-vectors", key=f"cmp_npz_{family}",
                               label=f"Download the {out.short_label} vectors (.npz)")
 baselines = {f: models.with_progress(f"Anisotropy baseline of {m.short_label}", lambda p, m=m: store.baseline(m, p))
              for f, m in loaded.items()}
@@ -190,7 +193,7 @@ def sense_section() -> None:
         return
     pairs = senses.sense_pairs()
     sentences = tuple(dict.fromkeys(s for p in pairs for s in p[1:3]))
-    outs = {"bert": compare.align(models.bert_run(bert, bert.source, sentences)),
+    outs = {"bert": compare.align(models.bert_run(bert, bert.source, sentences)).without_attentions(),
             "elmo": models.elmo_run(elmo, elmo.source, tuple(tuple(split_words(s)) for s in sentences))}
     tests = {f: compare.sense_test(out, sentences, pairs, senses.roc_auc, state.get("cmp_pool") or "first")
              for f, out in outs.items()}

@@ -59,6 +59,13 @@ def test_repeated_runs_are_identical(embedded_bert):
     np.testing.assert_array_equal(a.attentions, b.attentions)
 
 
+def test_a_run_without_attentions_keeps_everything_else(embedded_bert):
+    out = embedded_bert.run(["The bank.", "A river bank at dusk."])
+    light = out.without_attentions()
+    assert light.attentions is None and out.attentions is not None  # the cached run is left whole
+    assert light.layers is out.layers and light.tokens == out.tokens and light.bert is out.bert
+
+
 def test_parity_with_hugging_face_bert(embedded_bert):
     ref = np.load(ROOT / "tests/fixtures/bert_reference.npz")
     out = embedded_bert.encoder(ref["input_ids"], ref["attention_mask"], np.zeros_like(ref["input_ids"]))

@@ -157,3 +157,6 @@ def test_a_heatmap_is_built_once_for_each_input():
     other = charts.heatmap(z + 0.1, ["a", "b", "c"], ["x", "y"], "T", "M")
     assert other is not fig and np.allclose(np.asarray(other.data[0].z), z + 0.1)
     assert charts.heatmap(z, ["a", "b", "c"], ["x", "y"], "T", "M", projector=True) is not fig
+    big = np.zeros((1, charts.MEMO_CELLS + 1))  # a large map is not kept
+    labels = [str(i) for i in range(big.shape[1])]
+    assert charts.heatmap(big, labels, ["x"], "T", "M") is not charts.heatmap(big, labels, ["x"], "T", "M")

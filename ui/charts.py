@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -42,19 +43,32 @@ def show(fig: go.Figure, key: str, **kwargs):
     return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), **kwargs)
 
 
-# a resource: the figure itself, shared and never mutated (st.plotly_chart copies it)
-@st.cache_resource(show_spinner=False, max_entries=64)
+MEMO_CELLS = 64 * 64  # larger maps are built each time: a 512 x 512 one holds about 107 MB
+
+
 def heatmap(z, x_labels, y_labels, title: str, model_label: str, projector: bool = False, **kwargs) -> go.Figure:
-    """``figures.heatmap``, built once for each input: a click that leaves a map as it was
-    (the A × B maps, the attention head view; the selection is outlined over the chart)
-    finds its figure here instead of building it again (about 6 ms of a click's 45 ms of
-    server CPU)."""
+    """``figures.heatmap``, built once for each input up to ``MEMO_CELLS`` cells: a click
+    that leaves a map as it was (the A × B maps, the attention head view; the selection is
+    outlined over the chart) finds its figure instead of building it again (3-8 ms of a
+    click's 30-45 ms of server CPU)."""
+    build = _heatmap if np.size(z) <= MEMO_CELLS else figures.heatmap
+    return build(z, x_labels, y_labels, title, model_label, projector, **kwargs)
+
+
+def attention_heatmap(attn, tokens, title: str, model_label: str, projector: bool = False, **kwargs) -> go.Figure:
+    """``figures.attention_heatmap``, built once for each input (as ``heatmap``)."""
+    build = _attention_heatmap if np.size(attn) <= MEMO_CELLS else figures.attention_heatmap
+    return build(attn, tokens, title, model_label, projector, **kwargs)
+
+
+# resources: the figures themselves, shared and never mutated (st.plotly_chart copies them)
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _heatmap(z, x_labels, y_labels, title, model_label, projector, **kwargs) -> go.Figure:
     return figures.heatmap(z, x_labels, y_labels, title, model_label, projector, **kwargs)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def attention_heatmap(attn, tokens, title: str, model_label: str, projector: bool = False, **kwargs) -> go.Figure:
-    """``figures.attention_heatmap``, built once for each input (as ``heatmap``)."""
+def _attention_heatmap(attn, tokens, title, model_label, projector, **kwargs) -> go.Figure:
     return figures.attention_heatmap(attn, tokens, title, model_label, projector, **kwargs)
 
 
@@ -113,11 +127,13 @@ def preload():
 
 
 def vectors_button(out, file_stem: str, key: str, label: str = "Download these vectors (.npz)") -> None:
-    """A button that downloads ``out`` (``LayerVectors``) as ``.npz``: the contract of
-    ``python -m lab export`` (``lab.vectors.to_arrays``), built only when clicked."""
+    """A button that downloads ``out`` (``LayerVectors``, or a function that returns them
+    when the button is clicked) as ``.npz``: the contract of ``python -m lab export``
+    (``lab.vectors.to_arrays``), built only when clicked."""
     from lab.vectors import npz_bytes
 
-    st.download_button(label, data=lambda: npz_bytes(out), file_name=f"{file_stem}.npz",
+    get = out if callable(out) else lambda: out
+    st.download_button(label, data=lambda: npz_bytes(get()), file_name=f"{file_stem}.npz",
                        mime="application/octet-stream", key=key, icon=":material/download:",
                        help="tokens, layers (N, B, T, C), mask, layer_names, model (and attentions, "
                             "input_word_ids for BERT): load with numpy.load(..., allow_pickle=True).")
