@@ -81,6 +81,33 @@ def cross_map(out: LayerVectors, layer: int, rows: tuple[int, int] = (0, 1)) -> 
     return analysis.cosine_matrix(out.layers[layer, ra, : lengths[ra]], out.layers[layer, rb, : lengths[rb]])
 
 
+@dataclass(frozen=True)
+class CrossWindow:
+    """A part of ``cross_map``: rows ``rows`` of the first sentence against columns ``cols``."""
+
+    cosine: np.ndarray  # (len(rows), len(cols))
+    rows: range  # token positions of the first sentence shown
+    cols: range  # token positions of the second
+    cropped: bool  # whether positions were left out
+
+
+def window(n: int, center: int, size: int) -> range:
+    """At most ``size`` consecutive positions of ``range(n)``, ``center`` as near their
+    middle as the ends allow."""
+    start = min(max(center - size // 2, 0), max(n - size, 0))
+    return range(start, min(n, start + size))
+
+
+def cross_window(out: LayerVectors, layer: int, around: tuple[int, int], size: int,
+                 rows: tuple[int, int] = (0, 1)) -> CrossWindow:
+    """``cross_map`` cut to at most ``size`` x ``size`` tokens around positions ``around``
+    (one of each sentence): a map of long inputs is unreadable whole, and costs the
+    square of their length to draw and send (512 x 512 tokens: 20.8 MB of figure)."""
+    full = cross_map(out, layer, rows)
+    r, c = window(full.shape[0], around[0], size), window(full.shape[1], around[1], size)
+    return CrossWindow(full[r.start:r.stop, c.start:c.stop], r, c, (len(r), len(c)) != full.shape)
+
+
 # --- BERT --------------------------------------------------------------------------------
 
 

@@ -15,6 +15,8 @@ from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
 
+MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
+
 fr = frame("BERT WordPiece")
 state.register(bert_ta=-1, bert_tb=-1, bert_pool="first", bert_map=1)
 state.reset_when_changed((fr.sentence_a, fr.sentence_b), bert_ta=-1, bert_tb=-1)
@@ -116,16 +118,23 @@ def _cross_map(pair: views.WordPair) -> None:
     state.widget(st.select_slider, "bert_layer", "Layer for the A × B map",
                  options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("bert_layer")
-    fig = charts.heatmap(views.cross_map(out, layer), out.tokens[1], out.tokens[0], f"Every token of A against "
-                         f"every token of B at {names[layer]}", out.model_label, fr.projector,
+    pa, pb = pair.positions[0][0], pair.positions[1][0]  # the selected words' first pieces
+    m = views.cross_window(out, layer, (pa, pb), MAP_TOKENS)
+    r, c = m.rows, m.cols
+    what = ("Every token of A against every token of B" if not m.cropped else
+            f"Tokens {r.start}-{r.stop - 1} of A against tokens {c.start}-{c.stop - 1} of B")
+    fig = charts.heatmap(m.cosine, out.tokens[1][c.start:c.stop], out.tokens[0][r.start:r.stop],
+                         f"{what} at {names[layer]}", out.model_label, fr.projector,
                          x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="bert_ab", selection_mode="points",
-                on_select=clicks.on_click("bert_ab", x=clicks.pick("bert_tb", out.word_at(1)),
-                                          y=clicks.pick("bert_ta", out.word_at(0))))
-    # the selected words' first pieces, outlined over the chart: another word moves the
-    # outline, and the map, its figure unchanged, is not drawn again
-    charts.outline("bert_ab", figures.outline_box(fig, pair.positions[0][0], pair.positions[1][0],
-                                                  projector=fr.projector))
+                on_select=clicks.on_click("bert_ab", x=clicks.pick("bert_tb", out.word_at(1)[c.start:c.stop]),
+                                          y=clicks.pick("bert_ta", out.word_at(0)[r.start:r.stop])))
+    # the selected pair's cell, outlined over the chart: another word moves the outline,
+    # and the map, its figure unchanged, is not drawn again
+    charts.outline("bert_ab", figures.outline_box(fig, pa - r.start, pb - c.start, projector=fr.projector))
+    if m.cropped:
+        st.caption(f"Long input: the map shows at most {MAP_TOKENS} tokens of each sentence, around the "
+                   "selected words; select other words to move it.")
 
 
 def _measures(pair: views.WordPair) -> None:

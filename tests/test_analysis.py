@@ -86,6 +86,29 @@ def test_attention_view_hides_specials_then_filters_a_quadrant():
     assert short.cropped and short.attn.shape[-2:] == (4, 4)
 
 
+def test_window_keeps_the_centre_inside_and_the_ends_in_range():
+    assert views.window(10, 5, 20) == range(0, 10)  # short: everything
+    assert views.window(100, 50, 8) == range(46, 54)
+    assert views.window(100, 1, 8) == range(0, 8) and views.window(100, 99, 8) == range(92, 100)
+    for n, centre in ((100, 0), (100, 57), (9, 8)):
+        w = views.window(n, centre, 8)
+        assert centre in w and len(w) == min(n, 8) and w.start >= 0 and w.stop <= n
+
+
+def test_cross_window_is_the_cross_map_around_the_selection():
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(2)
+    layers = rng.normal(size=(2, 2, 30, 4))  # (N, B, T, C)
+    out = SimpleNamespace(layers=layers, lengths=np.array([30, 12]))
+    whole = views.cross_map(out, 1)  # (30, 12)
+    m = views.cross_window(out, 1, (20, 3), 8)
+    assert m.cropped and (m.rows, m.cols) == (range(16, 24), range(0, 8))
+    np.testing.assert_array_equal(m.cosine, whole[16:24, 0:8])
+    small = views.cross_window(out, 1, (20, 3), 40)
+    assert not small.cropped and small.cosine.shape == (30, 12)
+
+
 def test_context_only_moves_each_half_one_word_away():
     # B=2 sentences, T=3 slots, C=4 (forward = first 2, backward = last 2); row 1 has 2 words
     layer = np.array([

@@ -190,6 +190,26 @@ def test_long_input_is_truncated_with_a_notice():
     assert any("longer than 5,000 characters" in i.value for i in very_long.info)
 
 
+def test_a_long_input_map_shows_a_window_around_the_selected_words(embedded_bert):
+    a = " ".join(f"bank{i}" for i in range(150))  # hundreds of pieces; every word its own pill label
+    at = run_page(a=a)
+    out = embedded_bert.run([a, B])
+    word = 60  # a word far from both ends
+    at.pills[0].set_value(word).run()
+    pos, n_a, n_b = out.positions(0, word)[0], len(out.tokens[0]), len(out.tokens[1])
+    start = pos - 24  # the selected piece in the middle of 48
+    assert 0 < start and start + 48 < n_a
+    spec = chart(at, "of A against tokens")
+    z = values(spec["data"][0]["z"])
+    assert z.shape == (48, n_b)
+    want = analysis.cosine_matrix(out.layers[-1, 0, start:start + 48], out.layers[-1, 1, :n_b])
+    np.testing.assert_allclose(z, want, atol=1e-5)
+    assert f"Tokens {start}-{start + 47} of A" in json.dumps(spec["layout"]["title"])
+    box = figures.outline_box(go.Figure(spec), pos - start, out.positions(1, at.pills[1].value)[0])
+    assert f"top: {box['top']:.2f}px" in at.get_by_key("bert_ab_outline").markdown[0].value
+    assert any("at most 48 tokens" in c.value for c in at.caption)
+
+
 def test_script_emoji_and_cjk_are_shown_as_text():
     text = "<script>alert('bank')</script> 🏦 銀行 bank"
     at = run_page()
