@@ -292,9 +292,9 @@ def heatmap(
 
     The current selection (a cell, or a query's whole row) is outlined over the drawn
     chart (``outline_box``), not in the figure. The axes span the cells exactly.
-    ``clickable`` lays a transparent marker on every cell centre: Streamlit's chart selection reports clicks
-    on markers but not on heatmap cells, so the markers carry the click (x = column,
-    y = row) and the hover text.
+    ``clickable`` lays a transparent marker on every cell centre: Streamlit's chart
+    selection reports clicks on markers but not on heatmap cells, so the markers carry
+    the click (x = column, y = row) and the hover text.
     """
     z = np.asarray(z, float)
     _check_labels(z, x_labels, y_labels)
