@@ -135,3 +135,31 @@ def click_cell(page, chart_title: str, row: int, col: int, cols: int) -> None:
     box = point.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     wait_idle(page)
+
+
+# Where the outline drawn over a chart (ui.charts.outline, a ::after box on the chart's
+# keyed element) lies, and where one cell of its heatmap is (a row or column given by
+# index or by its tick label; no column: the whole row), in page pixels.
+_OUTLINE_AND_CELL = """(el, [row, col]) => {
+  const box = el.getBoundingClientRect(), line = getComputedStyle(el, '::after');
+  const gd = el.querySelector('.js-plotly-plot'), cells = el.querySelector('g.heatmaplayer image').getBoundingClientRect();
+  const ys = gd.layout.yaxis.ticktext, xs = gd.layout.xaxis.ticktext;
+  const r = typeof row === 'string' ? ys.indexOf(row) : row;
+  const c = col === null ? null : typeof col === 'string' ? xs.indexOf(col) : col;
+  const h = cells.height / ys.length, w = cells.width / xs.length;
+  return {outline: {top: box.top + parseFloat(line.top), height: parseFloat(line.height),
+                    left: box.left + parseFloat(line.left), right: box.right - parseFloat(line.right)},
+          cell: {top: cells.top + r * h, height: h, left: c === null ? cells.left : cells.left + c * w,
+                 right: c === null ? cells.right : cells.left + (c + 1) * w},
+          color: line.borderTopColor};
+}"""
+
+
+def outline_over(pg, chart_key: str, row: int | str, col: int | str | None = None) -> dict:
+    """Check that the outline over the chart shown under ``chart_key`` lies on cell (row,
+    col) of its heatmap (the whole row when ``col`` is None), within 1.5 px; returns what
+    was measured."""
+    found = pg.locator(f".st-key-{chart_key}").evaluate(_OUTLINE_AND_CELL, [row, col])
+    for side in ("top", "height", "left", "right"):
+        assert found["outline"][side] == pytest.approx(found["cell"][side], abs=1.5), side
+    return found

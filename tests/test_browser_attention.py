@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser import click_cell, click_pill, wait_idle
+from tests.browser import click_cell, click_pill, outline_over, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -53,24 +53,10 @@ def test_the_query_row_outline_moves_over_the_head_view_without_redrawing_it(app
     wait_idle(page)
     head_view = page.locator('[data-testid="stPlotlyChart"]', has_text="Layer 1, head 1")
     head_view.locator(".js-plotly-plot").evaluate("gd => { gd.__drawn_once = true }")
-    where = """el => {
-      const box = el.getBoundingClientRect(), line = getComputedStyle(el, '::after');
-      const cells = el.querySelector('g.heatmaplayer image').getBoundingClientRect();
-      return {top: box.top + parseFloat(line.top), height: parseFloat(line.height),
-              left: box.left + parseFloat(line.left), right: box.right - parseFloat(line.right),
-              cellsTop: cells.top, rowHeight: cells.height / 10, cellsLeft: cells.left, cellsRight: cells.right,
-              color: line.borderTopColor}
-    }"""
-    box = page.locator(".st-key-att_head_view").evaluate(where)
     # sentence A has 10 rows ([CLS] the central bank ... . [SEP]); the query "the" is row 1
-    assert box["top"] == pytest.approx(box["cellsTop"] + box["rowHeight"], abs=1.5)
-    assert box["height"] == pytest.approx(box["rowHeight"], abs=1.5)
-    assert box["left"] == pytest.approx(box["cellsLeft"], abs=1.5)
-    assert box["right"] == pytest.approx(box["cellsRight"], abs=1.5)
-    assert box["color"] == "rgb(213, 94, 0)"
+    assert outline_over(page, "att_head_view", 1)["color"] == "rgb(213, 94, 0)"
 
     click_pill(page, "Query token", "bank")
     page.wait_for_selector('text="bank" in every head of layer 1')
-    box = page.locator(".st-key-att_head_view").evaluate(where)
-    assert box["top"] == pytest.approx(box["cellsTop"] + 3 * box["rowHeight"], abs=1.5)  # row 3: "bank"
+    outline_over(page, "att_head_view", 3)  # row 3: "bank"
     assert head_view.locator(".js-plotly-plot").evaluate("gd => gd.__drawn_once === true")  # not drawn again

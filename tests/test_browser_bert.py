@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.browser import click_cell, click_pill, type_sentence, wait_idle
+from tests.browser import click_cell, click_pill, outline_over, type_sentence, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -40,24 +40,8 @@ def test_the_a_by_b_outline_moves_to_the_selected_cell_without_redrawing_the_map
     wait_idle(page)
     cross = page.locator('[data-testid="stPlotlyChart"]', has_text="Every token of A against every token of B")
     cross.locator(".js-plotly-plot").evaluate("gd => { gd.__drawn_once = true }")
-    # where the outline is drawn, and where the cell of tokens (a, b) is, in the page
-    where = """(el, [a, b]) => {
-      const box = el.getBoundingClientRect(), line = getComputedStyle(el, '::after');
-      const gd = el.querySelector('.js-plotly-plot'), cells = el.querySelector('g.heatmaplayer image').getBoundingClientRect();
-      const rows = gd.layout.yaxis.ticktext.length, cols = gd.layout.xaxis.ticktext.length;
-      const r = gd.layout.yaxis.ticktext.indexOf(a), c = gd.layout.xaxis.ticktext.indexOf(b);
-      return {top: box.top + parseFloat(line.top), height: parseFloat(line.height),
-              left: box.left + parseFloat(line.left), right: box.right - parseFloat(line.right),
-              cellTop: cells.top + r * cells.height / rows, cellHeight: cells.height / rows,
-              cellLeft: cells.left + c * cells.width / cols, cellRight: cells.left + (c + 1) * cells.width / cols}
-    }"""
-    for word_b in ("bank", "river"):
-        box = page.locator(".st-key-bert_ab").evaluate(where, ["bank", word_b])
-        assert box["top"] == pytest.approx(box["cellTop"], abs=1.5)
-        assert box["height"] == pytest.approx(box["cellHeight"], abs=1.5)
-        assert box["left"] == pytest.approx(box["cellLeft"], abs=1.5)
-        assert box["right"] == pytest.approx(box["cellRight"], abs=1.5)
-        if word_b == "bank":
-            click_pill(page, "Word in sentence B", "river")
-            page.wait_for_selector('text=Token cosine "bank" / "river"')
+    outline_over(page, "bert_ab", "bank", "bank")  # cells are found by their tokens
+    click_pill(page, "Word in sentence B", "river")
+    page.wait_for_selector('text=Token cosine "bank" / "river"')
+    outline_over(page, "bert_ab", "bank", "river")
     assert cross.locator(".js-plotly-plot").evaluate("gd => gd.__drawn_once === true")  # not drawn again

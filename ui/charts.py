@@ -46,30 +46,29 @@ def show(fig: go.Figure, key: str, **kwargs):
 MEMO_CELLS = 64 * 64  # larger maps are built each time: a 512 x 512 one holds about 107 MB
 
 
-def heatmap(z, x_labels, y_labels, title: str, model_label: str, projector: bool = False, **kwargs) -> go.Figure:
+def heatmap(z, *args, **kwargs) -> go.Figure:
     """``figures.heatmap``, built once for each input up to ``MEMO_CELLS`` cells: a click
     that leaves a map as it was (the A × B maps, the attention head view; the selection is
     outlined over the chart) finds its figure instead of building it again (3-8 ms of a
     click's 30-45 ms of server CPU)."""
-    build = _heatmap if np.size(z) <= MEMO_CELLS else figures.heatmap
-    return build(z, x_labels, y_labels, title, model_label, projector, **kwargs)
+    return _built("heatmap", z, *args, **kwargs)
 
 
-def attention_heatmap(attn, tokens, title: str, model_label: str, projector: bool = False, **kwargs) -> go.Figure:
+def attention_heatmap(attn, *args, **kwargs) -> go.Figure:
     """``figures.attention_heatmap``, built once for each input (as ``heatmap``)."""
-    build = _attention_heatmap if np.size(attn) <= MEMO_CELLS else figures.attention_heatmap
-    return build(attn, tokens, title, model_label, projector, **kwargs)
+    return _built("attention_heatmap", attn, *args, **kwargs)
 
 
-# resources: the figures themselves, shared and never mutated (st.plotly_chart copies them)
+def _built(kind: str, cells, *args, **kwargs) -> go.Figure:
+    if np.size(cells) > MEMO_CELLS:
+        return getattr(figures, kind)(cells, *args, **kwargs)
+    return _kept(kind, cells, *args, **kwargs)
+
+
+# a resource: the figure itself, shared and never mutated (st.plotly_chart copies it)
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _heatmap(z, x_labels, y_labels, title, model_label, projector, **kwargs) -> go.Figure:
-    return figures.heatmap(z, x_labels, y_labels, title, model_label, projector, **kwargs)
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _attention_heatmap(attn, tokens, title, model_label, projector, **kwargs) -> go.Figure:
-    return figures.attention_heatmap(attn, tokens, title, model_label, projector, **kwargs)
+def _kept(kind: str, *args, **kwargs) -> go.Figure:
+    return getattr(figures, kind)(*args, **kwargs)
 
 
 def outline(chart_key: str, box: dict) -> None:
