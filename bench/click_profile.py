@@ -1,12 +1,12 @@
 """Where a click's time goes in Chromium: the request, the server's answer, and the page's own work.
 
-    python bench/click_profile.py [--page elmo] [--clicks 12] [--root CHECKOUT]
+    python bench/click_profile.py [--page elmo] [--clicks 12] [--save FILE.cpuprofile] [--root CHECKOUT]
 
 Serves the app, opens one page (``bert``, ``elmo`` or ``attention``) in Debian's Chromium
 and clicks a word pill ``--clicks`` times, as ``bench/browser.py`` does. For each click it
 records, from the pointerdown, when the browser sent its request over the websocket, when
-the first and the last answer arrived and when the chart that follows the word showed its
-new drawing (a hook on the page's WebSocket stamps every message as it arrives). Meanwhile
+the first answer, the one carrying the chart that follows the word, and the last answer
+arrived, and when that chart showed its new drawing (a hook on the page's WebSocket stamps every message as it arrives). Meanwhile
 Chrome's sampling profiler (over the DevTools protocol) records the page's main thread;
 the table splits its time per click by script (Plotly, React, styles...) and lists the
 functions that took most. The profiler slows the page, so its click times are longer
@@ -17,6 +17,7 @@ figures; asserts nothing.
 from __future__ import annotations
 
 import collections
+import json
 import sys
 from pathlib import Path
 
@@ -29,30 +30,38 @@ from bench.session import Server, parser  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 # Every websocket message, stamped on arrival (bytes) or on sending (-1), before the app's
-# own handler sees it: this listener is added first.
+# own handler sees it: this listener is added first. A message whose bytes hold
+# ``window.__mark`` (the watched chart's key, part of its element id) is flagged.
 HOOK = """(() => {
   const Native = window.WebSocket;
   window.__ws = [];
   function Stamped(...args) {
     const ws = new Native(...args);
-    ws.addEventListener('message', e => window.__ws.push([performance.now(), e.data.byteLength || e.data.size || 0]));
+    const text = new TextDecoder('latin1');
+    ws.addEventListener('message', e => {
+      const mark = window.__mark && e.data instanceof ArrayBuffer && text.decode(e.data).includes(window.__mark);
+      window.__ws.push([performance.now(), e.data.byteLength || e.data.size || 0, mark ? 1 : 0]);
+    });
     const send = ws.send.bind(ws);
-    ws.send = data => { window.__ws.push([performance.now(), -1]); return send(data); };
+    ws.send = data => { window.__ws.push([performance.now(), -1, 0]); return send(data); };
     return ws;
   }
   Stamped.prototype = Native.prototype;
   Object.assign(Stamped, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
   window.WebSocket = Stamped;
 })();"""
+# the key of the chart that follows the clicked word (its element's id holds it)
+CHART_KEYS = {"bert": "bert_curve", "elmo": "elmo_bars", "attention": "att_model_view"}
 WARM_CLICKS = 2  # clicked before timing: the first clicks load code and fill caches
 
 
 def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict]:
-    """(one row per click: sent, first answer, last answer, messages, bytes, chart drawn;
-    times in ms from the pointerdown) and the profile of the timed clicks."""
+    """(one row per click: sent, first answer, the chart's message, last answer, messages,
+    bytes, chart drawn; times in ms from the pointerdown) and the profile of the timed clicks."""
     group_name, title = PAGES[page]
     radios = pg.get_by_role("radiogroup", name=group_name).get_by_role("radio")
     count, target, rows = radios.count(), 0, []
+    pg.evaluate("key => { window.__mark = key; }", CHART_KEYS[page])
     for i in range(clicks + WARM_CLICKS):
         target = (target + 1) % count
         if radios.nth(target).get_attribute("aria-checked") == "true":
@@ -66,11 +75,12 @@ def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict]:
         wait_idle(pg)
         pg.wait_for_timeout(500)
         drawn, t0, log = pg.evaluate(SETTLED), pg.evaluate("window.__lab.t0"), pg.evaluate("window.__ws")
-        sent = [t - t0 for t, n in log if n < 0]
-        got = [(t - t0, n) for t, n in log if n >= 0]
+        sent = [t - t0 for t, n, _ in log if n < 0]
+        got = [(t - t0, n, mark) for t, n, mark in log if n >= 0]
+        chart = [t for t, _, mark in got if mark]
         if i >= WARM_CLICKS and drawn is not None and got:
-            rows.append((sent[0] if sent else np.nan, got[0][0], got[-1][0], len(got), sum(n for _, n in got),
-                         drawn * 1000))
+            rows.append((sent[0] if sent else np.nan, got[0][0], chart[0] if chart else np.nan, got[-1][0], len(got),
+                         sum(n for _, n, _ in got), drawn * 1000))
     return np.array(rows), cdp.send("Profiler.stop")["profile"]
 
 
@@ -89,6 +99,7 @@ def self_times(profile: dict) -> tuple[collections.Counter, collections.Counter]
 def main(argv=None) -> int:
     ap = parser(__doc__, clicks=12)
     ap.add_argument("--page", choices=sorted(PAGES), default="elmo")
+    ap.add_argument("--save", type=Path, help="write the timed clicks' profile here (a .cpuprofile for Chrome's DevTools)")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -111,14 +122,16 @@ def main(argv=None) -> int:
             browser.close()
     finally:
         srv.stop()
+    if a.save:
+        a.save.write_text(json.dumps(profile))
     n = len(rows)
     if not n:
         print("no click changed the chart")
         return 1
-    med = np.median(rows, axis=0)
+    med = np.nanmedian(rows, axis=0)
     print(f"app: {srv.root}; {a.page} page, {n} clicks (medians, ms from the pointerdown, under the profiler)")
-    print(f"  request sent {med[0]:.0f} · first answer {med[1]:.0f} · last answer {med[2]:.0f} "
-          f"({med[3]:.0f} messages, {med[4] / 1000:.0f} kB) · chart drawn {med[5]:.0f}")
+    print(f"  request sent {med[0]:.0f} · first answer {med[1]:.0f} · the chart's message {med[2]:.0f} · "
+          f"last answer {med[3]:.0f} ({med[4]:.0f} messages, {med[5] / 1000:.0f} kB) · chart drawn {med[6]:.0f}")
     by_script, by_function = self_times(profile)
     print("main thread per click, ms, by script ((idle) includes the waits between clicks):")
     for name, ms in by_script.most_common(12):

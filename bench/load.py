@@ -1,12 +1,17 @@
 """A class on one server: N simulated sessions at once, over Streamlit's own websocket protocol.
 
-    python bench/load.py [--sessions 20] [--selections 5] [--repeats 3] [--chars N] [--root CHECKOUT] [--url URL]
+    python bench/load.py [--sessions 20] [--selections 5] [--repeats 3] [--chars N] [--stay] [--linger S]
+                         [--root CHECKOUT] [--url URL]
 
 Serves the app on a free loopback port (or uses ``--url``, which must be loopback), warms
 it with one view of each page, then ``--repeats`` times starts ``--sessions`` sessions at
 once; each opens a page (BERT, ELMo, attention in turn) with sentences no one used yet and
 then clicks ``--selections`` words, one after the other, as a person would (``--chars``:
-each sentence grown to about N characters, as when a class pastes paragraphs). No browser: the
+each sentence grown to about N characters, as when a class pastes paragraphs). With
+``--stay`` the same sessions stay connected from one repeat to the next and each opens
+the next page (BERT, then ELMo...), as a class working through rounds; without it every
+repeat is new sessions, while the server still holds the last ones' state for two
+minutes (``--linger 130`` prints the RSS once they are gone). No browser: the
 server is what is measured (``bench/session.py``). Prints, per repeat, the errors (an
 exception shown by the app, a lost connection, a request over ``--timeout``), the time from
 a request to its finished script run (p50, p95, max) and the server's RSS after it.
@@ -31,33 +36,61 @@ from bench.session import CLICKS, Server, Session, new_sentences, parser  # noqa
 PAGES = ("bert", "elmo", "attention")
 
 
-async def one_session(url: str, index: int, repeat: int, selections: int, timeout: float,
-                      times: list, errors: list, chars: int = 0) -> None:
-    page = PAGES[index % len(PAGES)]
-    s = Session(url)
+async def one_session(url: str, index: int, repeat: int, a, times: list, errors: list,
+                      session: Session | None = None) -> None:
+    """Session ``index`` opens its page with new sentences and clicks ``a.selections`` words;
+    in a session of its own (closed after), or in ``session``, which stays connected."""
+    page = PAGES[(index + repeat) % len(PAGES)] if session else PAGES[index % len(PAGES)]
+    s = session or Session(url)
     try:
-        await s.connect()
-        r = await s.open(page, *new_sentences(index, f"r{repeat}", chars), timeout=timeout)
+        if session is None:
+            await s.connect()
+        r = await s.open(page, *new_sentences(index, f"r{repeat}", a.chars), timeout=a.timeout)
         times.append(r.seconds)
         errors += [f"{page} open: {e}" for e in r.errors]
         label = CLICKS[page]
-        for k in range(selections):
+        for k in range(a.selections):
             options = s.widgets[label].options
-            r = await s.pick(label, (k + 1) % len(options), timeout=timeout)
+            r = await s.pick(label, (k + 1) % len(options), timeout=a.timeout)
             times.append(r.seconds)
             errors += [f"{page} pick: {e}" for e in r.errors]
     except Exception as exc:  # noqa: BLE001 - a failed session is a counted error, not a crash
         errors.append(f"session {index} ({page}): {type(exc).__name__}: {exc}")
     finally:
-        await s.close()
+        if session is None:
+            await s.close()
 
 
-async def repeat_once(url: str, repeat: int, a) -> tuple[list, list, float]:
+async def repeat_once(url: str, repeat: int, a, sessions: list | None = None) -> tuple[list, list, float]:
     times, errors = [], []
     t0 = time.perf_counter()
-    await asyncio.wait_for(asyncio.gather(*(one_session(url, i, repeat, a.selections, a.timeout, times, errors, a.chars)
-                                            for i in range(a.sessions))), a.max_seconds)
+    kept = sessions or [None] * a.sessions
+    await asyncio.wait_for(asyncio.gather(*(one_session(url, i, repeat, a, times, errors, s)
+                                            for i, s in enumerate(kept))), a.max_seconds)
     return times, errors, time.perf_counter() - t0
+
+
+async def rounds(url: str, a, srv: Server | None) -> list:
+    """Every repeat, one line each (``a.stay``: the same sessions throughout); the last
+    repeat's request times."""
+    sessions = [Session(url) for _ in range(a.sessions)] if a.stay else None
+    for s in sessions or []:
+        await s.connect()
+    try:
+        for rep in range(a.repeats):
+            times, errors, wall = await repeat_once(url, rep, a, sessions)
+            rss = f"{srv.rss_mb():.0f} MB" if srv else "-"
+            t = np.asarray(times) if times else np.array([np.nan])
+            print(f"{rep + 1:6d} {len(errors):6d} {np.percentile(t, 50):6.2f}s {np.percentile(t, 95):6.2f}s "
+                  f"{t.max():6.2f}s {wall:6.1f}s {rss:>10s}", flush=True)
+            for e in errors[:5]:
+                print(f"       {e}")
+            if srv:
+                await asyncio.to_thread(srv.wait_quiet, timeout=60)
+    finally:
+        for s in sessions or []:
+            await s.close()
+    return times
 
 
 async def warm(url: str) -> None:
@@ -73,8 +106,14 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds one request may take")
     ap.add_argument("--max-seconds", type=float, default=600.0, help="seconds one repeat may take")
     ap.add_argument("--url", help="an already running app on loopback (RSS then not reported)")
+    ap.add_argument("--stay", action="store_true",
+                    help="the same sessions stay connected through every repeat, each opening the next page "
+                         "(a class doing several rounds); by default every repeat starts new sessions")
+    ap.add_argument("--linger", type=float, default=0.0,
+                    help="after the last repeat, wait this many seconds (at most 600) and print the RSS again "
+                         "(the server keeps a closed session's state for server.disconnectedSessionTTL, 120 s)")
     a = ap.parse_args(argv)
-    a.sessions, a.selections, a.repeats = min(a.sessions, 50), min(a.selections, 20), min(a.repeats, 5)
+    a.sessions, a.selections, a.repeats = min(a.sessions, 50), min(a.selections, 20), min(a.repeats, 12)
     srv = None
     if a.url:
         if urllib.parse.urlparse(a.url).hostname not in ("127.0.0.1", "localhost", "::1"):
@@ -88,20 +127,15 @@ def main(argv=None) -> int:
         if srv:
             srv.wait_quiet()
             print(f"app: {srv.root}; RSS after warm-up {srv.rss_mb():.0f} MB")
-        print(f"{a.sessions} sessions at once, each: open a page with new sentences"
+        print(f"{a.sessions} sessions at once{' (the same ones in every repeat)' if a.stay else ''}, "
+              "each: open a page with new sentences"
               f"{f' of about {a.chars:,} characters' if a.chars else ''}, then "
               f"{a.selections} clicks ({a.sessions * (1 + a.selections)} requests per repeat)")
         print(f"{'repeat':>6s} {'errors':>6s} {'p50':>7s} {'p95':>7s} {'max':>7s} {'wall':>7s} {'RSS after':>10s}")
-        for rep in range(a.repeats):
-            times, errors, wall = asyncio.run(repeat_once(url, rep, a))
-            rss = f"{srv.rss_mb():.0f} MB" if srv else "-"
-            t = np.asarray(times) if times else np.array([np.nan])
-            print(f"{rep + 1:6d} {len(errors):6d} {np.percentile(t, 50):6.2f}s {np.percentile(t, 95):6.2f}s "
-                  f"{t.max():6.2f}s {wall:6.1f}s {rss:>10s}")
-            for e in errors[:5]:
-                print(f"       {e}")
-            if srv:
-                srv.wait_quiet(timeout=60)
+        times = asyncio.run(rounds(url, a, srv))
+        if srv and a.linger:
+            time.sleep(min(a.linger, 600))
+            print(f"RSS {min(a.linger, 600):.0f} s after the last repeat: {srv.rss_mb():.0f} MB")
         if srv:
             print(f"server CPU in all: {srv.cpu_s():.1f} s; mean over requests "
                   f"{statistics.mean(times) if times else float('nan'):.2f} s (last repeat)")

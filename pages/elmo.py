@@ -156,13 +156,24 @@ base_w, base_g = (learned[0].tolist(), learned[1]) if learned is not None else (
 state.register(**{f"elmo_w{j}": float(round(base_w[j], 3)) for j in range(3)}, elmo_g=float(round(base_g, 3)))
 
 
+# The mix's controls are a fragment of their own: a click on a word reruns (and the
+# browser redraws) only the charts, not the sliders; a slider reruns both.
+MIX_FRAGMENTS = ("elmo_mix", "elmo_explore")
+
+
+def _weights() -> tuple[list[float], float]:
+    return [state.get(f"elmo_w{j}") for j in range(3)], state.get("elmo_g")
+
+
 def _preset(w, g) -> None:
     for j in range(3):
         state.put(f"elmo_w{j}", float(w[j]))
     state.put("elmo_g", float(g))
+    state.rerun(*MIX_FRAGMENTS)
 
 
-def _mix_controls() -> views.Mix:
+@state.fragment(key="elmo_mix")
+def mix_controls() -> None:
     with st.expander("The scalar mix: elmo = γ · Σ softmax(w)ⱼ · layerⱼ", expanded=True):
         b1, b2, b3 = st.columns(3)
         b1.button("Uniform", on_click=_preset, args=([0.0, 0.0, 0.0], 1.0), key="elmo_uniform")
@@ -173,20 +184,22 @@ def _mix_controls() -> views.Mix:
         s = st.columns(4)
         for j, name in enumerate(LAYERS):
             with s[j]:
-                state.widget(st.slider, f"elmo_w{j}", f"w · {name}", min_value=-10.0, max_value=10.0, step=0.1)
+                state.widget(st.slider, f"elmo_w{j}", f"w · {name}", min_value=-10.0, max_value=10.0, step=0.1,
+                             on_change=lambda: state.rerun(*MIX_FRAGMENTS))
         with s[3]:
-            state.widget(st.slider, "elmo_g", "γ (scale)", min_value=0.0, max_value=3.0, step=0.05)
-        m = views.mix(out, [state.get(f"elmo_w{j}") for j in range(3)], state.get("elmo_g"))
-        st.markdown("softmax(w) = " + " · ".join(f"`{n}` **{p:.3f}**" for n, p in zip(LAYERS, m.softmax))
-                    + f" · γ = **{m.gamma:.2f}**")
-    return m
+            state.widget(st.slider, "elmo_g", "γ (scale)", min_value=0.0, max_value=3.0, step=0.05,
+                         on_change=lambda: state.rerun(*MIX_FRAGMENTS))
+        weights, gamma = _weights()
+        st.markdown("softmax(w) = " + " · ".join(f"`{n}` **{p:.3f}**" for n, p in
+                                                  zip(LAYERS, analysis.softmax(weights)))
+                    + f" · γ = **{gamma:.2f}**")
 
 
-@state.fragment
-def explore() -> None:
-    st.header("3 · One word through the layers")
-    ia, ib = _word_pills()
-    stack = views.with_context_only(_mix_controls().vectors)  # the three layers, the mix, context-only
+@state.fragment(key="elmo_explore")
+def explore(pills_box) -> None:
+    with pills_box:
+        ia, ib = _word_pills()
+    stack = views.with_context_only(views.mix(out, *_weights()).vectors)  # the three layers, the mix, context-only
     pair = views.word_pair(stack, (0, ia), (1, ib))
     if not quiz_ui.gate(quiz.least_alike(pair.texts, {model.short_label: (pair.layer_names, pair.cosine)}), "elmo"):
         return
@@ -228,7 +241,10 @@ def _cross_map(stack, pair: views.WordPair) -> None:
     charts.outline("elmo_ab", figures.outline_box(fig, *pair.words, projector=fr.projector))
 
 
-explore()
+st.header("3 · One word through the layers")
+pills = st.container()  # the word pills, drawn by explore above the mix's controls
+mix_controls()
+explore(pills)
 
 # --- 4. determinism and state ----------------------------------------------------------------
 st.header("4 · Same sentence, same vectors?")

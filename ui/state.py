@@ -106,19 +106,29 @@ def sync_url() -> None:
             params[key] = _format(value)
 
 
-def fragment(fn: Callable) -> Callable:
-    """``st.fragment`` that writes the URL when it is done.
+def fragment(fn: Callable | None = None, *, key: str | None = None) -> Callable:
+    """``st.fragment`` that writes the URL when it is done; ``key`` names it, so that a
+    widget elsewhere can rerun it (``rerun``).
 
     A fragment rerun does not reach the page's last line, where the page writes the URL;
     every interactive section is declared with this instead of ``st.fragment``.
     """
 
-    @st.fragment
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            sync_url()
+    def wrap(fn: Callable) -> Callable:
+        @st.fragment(key=key)
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                sync_url()
 
-    return run
+        return run
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def rerun(*keys: str) -> None:
+    """From a widget's callback: rerun the fragments named ``keys`` (``fragment(key=...)``)
+    instead of the one the widget sits in (a control whose value another fragment draws)."""
+    st.rerun(list(keys))
