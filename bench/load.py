@@ -8,23 +8,27 @@ it with one view of each page, then ``--repeats`` times starts ``--sessions`` se
 once; each opens a page (BERT, ELMo, attention in turn) with sentences no one used yet and
 then clicks ``--selections`` words, one after the other, as a person would (``--chars``:
 each sentence grown to about N characters, as when a class pastes paragraphs). With
-``--stay`` the same sessions stay connected from one repeat to the next and each opens
-the next page (BERT, then ELMo...), as a class working through rounds; without it every
+``--stay`` the same sessions stay connected from one repeat to the next and type their
+new sentences into the open page's sidebar, as a class working in rounds; without it every
 repeat is new sessions, while the server still holds the last ones' state for two
 minutes (``--linger 130`` prints the RSS once they are gone). No browser: the
 server is what is measured (``bench/session.py``). Prints, per repeat, the errors (an
 exception shown by the app, a lost connection, a request over ``--timeout``), the time from
-a request to its finished script run (p50, p95, max) and the server's RSS after it.
-Bounded in sessions, requests and time (``--max-seconds``); asserts nothing.
+a request to its finished script run (p50, p95, max), and once the server is quiet, its
+RSS and what its caches hold (Streamlit's ``/_stcore/metrics``: cached results in MB, and
+the number of resources kept: models, figures). Bounded in sessions, requests and time (``--max-seconds``); asserts nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import statistics
+import re
 import sys
 import time
 import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -38,17 +42,25 @@ PAGES = ("bert", "elmo", "attention")
 
 async def one_session(url: str, index: int, repeat: int, a, times: list, errors: list,
                       session: Session | None = None) -> None:
-    """Session ``index`` opens its page with new sentences and clicks ``a.selections`` words;
-    in a session of its own (closed after), or in ``session``, which stays connected."""
-    page = PAGES[(index + repeat) % len(PAGES)] if session else PAGES[index % len(PAGES)]
+    """Session ``index`` opens its page with new sentences and clicks ``a.selections`` words:
+    in a session of its own (closed after), or in ``session``, which stays connected and,
+    once its page is open, types the new sentences into the sidebar."""
+    page = PAGES[index % len(PAGES)]
     s = session or Session(url)
+    text_a, text_b = new_sentences(index, f"r{repeat}", a.chars)
     try:
         if session is None:
             await s.connect()
-        r = await s.open(page, *new_sentences(index, f"r{repeat}", a.chars), timeout=a.timeout)
-        times.append(r.seconds)
-        errors += [f"{page} open: {e}" for e in r.errors]
         label = CLICKS[page]
+        if s.page:
+            before = s.widgets[label].options
+            r = await s.type({"Sentence A": text_a, "Sentence B": text_b}, timeout=a.timeout)
+            if s.widgets[label].options == before:
+                errors.append(f"{page}: the new sentences did not reach the page")
+        else:
+            r = await s.open(page, text_a, text_b, timeout=a.timeout)
+        times.append(r.seconds)
+        errors += [f"{page} new sentences: {e}" for e in r.errors]
         for k in range(a.selections):
             options = s.widgets[label].options
             r = await s.pick(label, (k + 1) % len(options), timeout=a.timeout)
@@ -70,6 +82,24 @@ async def repeat_once(url: str, repeat: int, a, sessions: list | None = None) ->
     return times, errors, time.perf_counter() - t0
 
 
+METRICS_TTL = 5.0  # Streamlit recomputes its memory metrics at most this often (seconds)
+
+
+def held(url: str) -> str:
+    """What the server's caches hold, from Streamlit's ``/_stcore/metrics``: the cached
+    results (``st.cache_data``) in MB and how many resources it keeps (models, figures;
+    counted, not sized). A session's own objects are not in these metrics."""
+    try:
+        with urllib.request.urlopen(url + "/_stcore/metrics", timeout=10) as r:
+            text = r.read().decode()
+    except OSError as exc:
+        return f"(no metrics: {exc})"
+    kinds = collections.Counter()
+    for m in re.finditer(r'^cache_memory_bytes\{cache_type="(\w+)",cache="[^"]*"\} (\S+)$', text, re.M):
+        kinds[m[1]] += float(m[2])
+    return f"{kinds['st_cache_data'] / 2**20:7.1f} MB {kinds['st_cache_resource']:4.0f}"
+
+
 async def rounds(url: str, a, srv: Server | None) -> list:
     """Every repeat, one line each (``a.stay``: the same sessions throughout); the last
     repeat's request times."""
@@ -79,14 +109,15 @@ async def rounds(url: str, a, srv: Server | None) -> list:
     try:
         for rep in range(a.repeats):
             times, errors, wall = await repeat_once(url, rep, a, sessions)
+            if srv:
+                await asyncio.to_thread(srv.wait_quiet, timeout=60)
+            await asyncio.sleep(METRICS_TTL)  # the metrics then describe this repeat's end
             rss = f"{srv.rss_mb():.0f} MB" if srv else "-"
             t = np.asarray(times) if times else np.array([np.nan])
             print(f"{rep + 1:6d} {len(errors):6d} {np.percentile(t, 50):6.2f}s {np.percentile(t, 95):6.2f}s "
-                  f"{t.max():6.2f}s {wall:6.1f}s {rss:>10s}", flush=True)
+                  f"{t.max():6.2f}s {wall:6.1f}s {rss:>10s} {held(url)}", flush=True)
             for e in errors[:5]:
                 print(f"       {e}")
-            if srv:
-                await asyncio.to_thread(srv.wait_quiet, timeout=60)
     finally:
         for s in sessions or []:
             await s.close()
@@ -107,8 +138,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-seconds", type=float, default=600.0, help="seconds one repeat may take")
     ap.add_argument("--url", help="an already running app on loopback (RSS then not reported)")
     ap.add_argument("--stay", action="store_true",
-                    help="the same sessions stay connected through every repeat, each opening the next page "
-                         "(a class doing several rounds); by default every repeat starts new sessions")
+                    help="the same sessions stay connected through every repeat and type their new sentences "
+                         "(a class working in rounds); by default every repeat starts new sessions")
     ap.add_argument("--linger", type=float, default=0.0,
                     help="after the last repeat, wait this many seconds (at most 600) and print the RSS again "
                          "(the server keeps a closed session's state for server.disconnectedSessionTTL, 120 s)")
@@ -131,11 +162,13 @@ def main(argv=None) -> int:
               "each: open a page with new sentences"
               f"{f' of about {a.chars:,} characters' if a.chars else ''}, then "
               f"{a.selections} clicks ({a.sessions * (1 + a.selections)} requests per repeat)")
-        print(f"{'repeat':>6s} {'errors':>6s} {'p50':>7s} {'p95':>7s} {'max':>7s} {'wall':>7s} {'RSS after':>10s}")
+        print(f"{'repeat':>6s} {'errors':>6s} {'p50':>7s} {'p95':>7s} {'max':>7s} {'wall':>7s} {'RSS after':>10s} "
+              f"{'results':>10s} {'kept':>4s}")
         times = asyncio.run(rounds(url, a, srv))
         if srv and a.linger:
             time.sleep(min(a.linger, 600))
-            print(f"RSS {min(a.linger, 600):.0f} s after the last repeat: {srv.rss_mb():.0f} MB")
+            print(f"RSS {min(a.linger, 600):.0f} s after the last repeat: {srv.rss_mb():.0f} MB; "
+                  f"results, kept: {held(url)}")
         if srv:
             print(f"server CPU in all: {srv.cpu_s():.1f} s; mean over requests "
                   f"{statistics.mean(times) if times else float('nan'):.2f} s (last repeat)")

@@ -221,6 +221,9 @@ class Session:
             bg = el.button_group
             self.widgets[bg.label] = Widget(bg.id, kind, bg.label, [o.content for o in bg.options],
                                             delta.fragment_id)
+        elif kind == "text_area":
+            self.widgets[el.text_area.label] = Widget(el.text_area.id, kind, el.text_area.label, [],
+                                                      delta.fragment_id)
 
     async def open(self, page: str, a: str, b: str, timeout: float = 120) -> RunResult:
         """Open ``page`` with sentences ``a`` and ``b`` (a full script run)."""
@@ -228,6 +231,15 @@ class Session:
         self.query = urllib.parse.urlencode({"a": a, "b": b})
         self.widgets.clear()
         return await self._rerun(timeout)
+
+    async def type(self, texts: dict[str, str], timeout: float = 120) -> RunResult:
+        """Enter new text in the text areas labelled as ``texts``' keys (the sidebar's
+        "Sentence A" and "Sentence B"), as a person does on the open page: a rerun of the
+        whole page with the new values."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
+
+        states = [WidgetState(id=self.widgets[label].id, string_value=text) for label, text in texts.items()]
+        return await self._rerun(timeout, widget_states=WidgetStates(widgets=states))
 
     async def pick(self, label: str, option: int, timeout: float = 120) -> RunResult:
         """Click option ``option`` of the pills or segmented control labelled ``label``, as the
