@@ -14,8 +14,12 @@ import sys
 
 import streamlit as st
 
-from ui import charts, warmup
-from ui.pages import PAGES
+from ui import route
+
+# pandas whole before any Plotly figure (ui.route); a fresh server's sessions take turns
+route.import_serially("pandas", "ui.charts", "ui.warmup", "ui.pages")
+from ui import charts, warmup  # noqa: E402
+from ui.pages import PAGES  # noqa: E402
 
 st.set_page_config(page_title="Context Lab", page_icon=":material/biotech:", layout="wide")
 preload = None

@@ -10,18 +10,51 @@ Each page calls it first, before its other imports: those import TensorFlow (abo
 the 2-core machine), and done in app.py's run instead, that time overlaps with the browser
 fetching Plotly's code (``ui.charts.preload``) and with the models loading in the
 background (``ui.warmup``), instead of coming before both.
+
+On a fresh server several sessions (a class opening the link at once) run those imports
+at the same moment, with the warm-up thread, and a module one thread is still importing
+is already in ``sys.modules`` for the others: Plotly looks pandas up there without
+importing it (``get_module(..., should_load=False)``) and, finding it half-built, failed
+with "partially initialized module 'pandas' has no attribute 'Series'" on 1 to 6 of 8
+sessions opening pages of a fresh server at once; two threads importing modules that
+import each other can also be handed each other's half-built module. ``import_serially``
+imports modules whole, one thread at a time: app.py imports pandas and its own modules
+so before its first figure, each page the pages' modules before its own import lines,
+the warm-up the same before it starts.
 """
 
 from __future__ import annotations
 
+import importlib
+import threading
+
 import streamlit as st
+
+# What the pages import at their top (tests/test_route.py keeps this list complete).
+PAGE_MODULES = (
+    "pandas", "plotly.graph_objects", "tensorflow",
+    "lab.analysis", "lab.compare", "lab.figures", "lab.quiz", "lab.senses", "lab.sources", "lab.tokenize",
+    "lab.views", "lab.models.elmo_io", "lab.models.transformer",
+    "ui.charts", "ui.clicks", "ui.frame", "ui.models", "ui.pages", "ui.quiz", "ui.state",
+)
+_IMPORTING = threading.Lock()
+
+
+def import_serially(*names: str) -> None:
+    """Import ``names`` (default: ``PAGE_MODULES``), one thread at a time: a thread that
+    finds another importing waits, then finds every module whole in ``sys.modules``."""
+    with _IMPORTING:
+        for name in names or PAGE_MODULES:
+            importlib.import_module(name)
 
 
 def through_app() -> None:
     """Leave Streamlit's folder mode and rerun through app.py (only ever on a server's
-    first run, when that run is a page's own file)."""
+    first run, when that run is a page's own file); then import the pages' modules
+    (``import_serially``; a few dictionary lookups once they are loaded)."""
     from streamlit.runtime.pages_manager import PagesManager
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()
+    import_serially()

@@ -97,7 +97,9 @@ def widget(fn: Callable, key: str, *args, **kwargs):
 def sync_url() -> None:
     """Write every persistent value that differs from its default into the URL."""
     params = st.query_params
-    for key, default in _DEFAULTS.items():
+    # a copy: the defaults are shared by every session, and another one's first run of a
+    # page may be registering its keys meanwhile
+    for key, default in dict(_DEFAULTS).items():
         value = st.session_state.get(key, default)
         if value is None or value == default:
             if key in params:

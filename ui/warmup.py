@@ -96,6 +96,9 @@ def freeze_heap() -> None:
 
 def _warm() -> None:
     try:
+        from ui.route import import_serially
+
+        import_serially()  # not at the same time as a first session's imports (ui.route)
         _warm_models()
         _warm_figures()
     except Exception:  # noqa: BLE001 - a failed warm-up only means a slower first view
