@@ -6,6 +6,7 @@ module 'pandas'..." (Plotly found a half-imported pandas), and a page's first ru
 iterate the shared URL defaults while another session's first run added to them."""
 
 import asyncio
+import concurrent.futures
 
 import pytest
 
@@ -37,7 +38,10 @@ def test_eight_sessions_opening_pages_of_a_fresh_server_at_once_all_get_their_pa
     async def everyone():
         return await asyncio.gather(*(one(i) for i in range(8)))
 
-    for page, result, widgets in asyncio.run(everyone()):
+    # in a thread of its own: the browser tests' Playwright keeps an event loop running in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        results = pool.submit(asyncio.run, everyone()).result()
+    for page, result, widgets in results:
         assert result.errors == [], f"{page}: {result.errors}"
         assert result.status == 0  # FINISHED_SUCCESSFULLY
         if page in CLICKS:
