@@ -6,8 +6,8 @@ Serves the app, opens one page (``bert``, ``elmo`` or ``attention``) in Debian's
 and clicks a word pill ``--clicks`` times, as ``bench/browser.py`` does. For each click it
 records, from the pointerdown, when the browser sent its request over the websocket, when
 the first answer, the one carrying the chart that follows the word, and the last answer
-arrived, and when that chart showed its new drawing (a hook on the page's WebSocket stamps every message as it arrives). Meanwhile
-Chrome's sampling profiler (over the DevTools protocol) records the page's main thread;
+arrived, and when that chart showed its new drawing (a hook on the page's WebSocket
+stamps every message as it arrives). Meanwhile Chrome's sampling profiler (over the DevTools protocol) records the page's main thread;
 the table splits its time per click by script (Plotly, React, styles...) and lists the
 functions that took most. The profiler slows the page, so its click times are longer
 than ``bench/browser.py``'s: read them side by side, not against the targets. Prints

@@ -100,7 +100,7 @@ def elmo_word(elmo, out, ia: int, ib: int) -> Section:
 
     learned = elmo.mix_weights
     weights, gamma = (learned[0], learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
-    pair = views.word_pair(views.mix(out, weights, gamma).vectors, (0, ia), (1, ib))
+    pair = views.word_pair(views.mix(out, weights, gamma), (0, ia), (1, ib))
     title = f'ELMo: cosine of A "{pair.texts[0]}" and B "{pair.texts[1]}" at each layer'
     rows = [[n, _f(c)] for n, c in zip(pair.layer_names, pair.cosine)]
     mix = "the model's learned mix" if learned is not None else "a uniform mix (no learned weights)"

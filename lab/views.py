@@ -179,22 +179,12 @@ def embedding_parts(out: LayerVectors, pair: WordPair) -> list[EmbeddingPart] | 
 MIX_LAYER = "elmo (mix)"
 
 
-@dataclass(frozen=True)
-class Mix:
-    """ELMo's scalar mix for a choice of weights: the normalized weights, and the run with
-    the mixed vectors added as a last layer named ``MIX_LAYER``."""
-
-    softmax: np.ndarray  # (3,)
-    gamma: float
-    vectors: LayerVectors
-
-
-def mix(out: LayerVectors, weights, gamma: float) -> Mix:
-    """elmo = gamma * sum_j softmax(weights)_j * layer_j over ``out``'s three layers."""
+def mix(out: LayerVectors, weights, gamma: float) -> LayerVectors:
+    """``out`` with ELMo's scalar mix added as a last layer named ``MIX_LAYER``:
+    elmo = gamma * sum_j softmax(weights)_j * layer_j over ``out``'s three layers."""
     mixed = analysis.scalar_mix(out.layers, weights, gamma)  # (B, T, C)
-    stacked = replace(out, layers=np.concatenate([out.layers, mixed[None]]),
-                      layer_names=list(out.layer_names) + [MIX_LAYER])
-    return Mix(analysis.softmax(weights), float(gamma), stacked)
+    return replace(out, layers=np.concatenate([out.layers, mixed[None]]),
+                   layer_names=list(out.layer_names) + [MIX_LAYER])
 
 
 CONTEXT_LAYERS = ("context-only 1", "context-only 2")  # of lstm_outputs1, lstm_outputs2

@@ -199,7 +199,7 @@ def mix_controls() -> None:
 def explore(pills_box) -> None:
     with pills_box:
         ia, ib = _word_pills()
-    stack = views.with_context_only(views.mix(out, *_weights()).vectors)  # the three layers, the mix, context-only
+    stack = views.with_context_only(views.mix(out, *_weights()))  # the three layers, the mix, context-only
     pair = views.word_pair(stack, (0, ia), (1, ib))
     if not quiz_ui.gate(quiz.least_alike(pair.texts, {model.short_label: (pair.layer_names, pair.cosine)}), "elmo"):
         return

@@ -34,7 +34,7 @@ def test_elmo_numbers_are_labs(sections):
     cos = float(re.search(r"vectors: ([\d.]+)", sections[2].lines[0]).group(1))
     assert cos == pytest.approx(analysis.cosine(out.elmo.default[0], out.elmo.default[1]), abs=1e-4)
     ia, ib = split_words(A).index("bank"), split_words(B).index("bank")
-    pair = views.word_pair(views.mix(out, [0, 0, 0], 1.0).vectors, (0, ia), (1, ib))
+    pair = views.word_pair(views.mix(out, [0, 0, 0], 1.0), (0, ia), (1, ib))
     printed = {r[0]: float(r[1]) for r in table_of(sections[3], "layer").rows}
     np.testing.assert_allclose(list(printed.values()), pair.cosine, atol=1e-4)
     assert printed["word_emb"] == 1.0
