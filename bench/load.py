@@ -1,22 +1,24 @@
 """A class on one server: N simulated sessions at once, over Streamlit's own websocket protocol.
 
     python bench/load.py [--sessions 20] [--selections 5] [--repeats 3] [--chars N] [--stay] [--linger S]
+                         [--pages bert,elmo,attention]
                          [--root CHECKOUT] [--url URL]
 
 Serves the app on a free loopback port (or uses ``--url``, which must be loopback), warms
 it with one view of each page, then ``--repeats`` times starts ``--sessions`` sessions at
-once; each opens a page (BERT, ELMo, attention in turn) with sentences no one used yet and
-then clicks ``--selections`` words, one after the other, as a person would (``--chars``:
-each sentence grown to about N characters, as when a class pastes paragraphs). With
-``--stay`` the same sessions stay connected from one repeat to the next and type their
-new sentences into the open page's sidebar, as a class working in rounds; without it every
-repeat is new sessions, while the server still holds the last ones' state for two
-minutes (``--linger 130`` prints the RSS once they are gone). No browser: the
-server is what is measured (``bench/session.py``). Prints, per repeat, the errors (an
-exception shown by the app, a lost connection, a request over ``--timeout``), the time from
-a request to its finished script run (p50, p95, max), and once the server is quiet, its
-RSS and what its caches hold (Streamlit's ``/_stcore/metrics``: cached results in MB, and
-the number of resources kept: models, figures). Bounded in sessions, requests and time (``--max-seconds``); asserts nothing.
+once; each opens a page (BERT, ELMo, attention in turn, or those of ``--pages``) with
+sentences no one used yet and then clicks ``--selections`` words, one after the other, as
+a person would (``--chars``: each sentence grown to about N characters, as when a class
+pastes paragraphs). With ``--stay`` the same sessions stay connected from one repeat to
+the next and type their new sentences into the open page's sidebar, as a class working in
+rounds; without it every repeat is new sessions, while the server still holds the last
+ones' state for two minutes (``--linger 130`` prints the RSS once they are gone). No
+browser: the server is what is measured (``bench/session.py``). Prints, per repeat, the
+errors (an exception shown by the app, a lost connection, a request over ``--timeout``),
+the time from a request to its finished script run (p50, p95, max), and once the server is
+quiet, its RSS and what its caches hold (Streamlit's ``/_stcore/metrics``: cached results
+in MB, and the number of resources kept: models, figures). Bounded in sessions, requests
+and time (``--max-seconds``); asserts nothing.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ async def one_session(url: str, index: int, repeat: int, a, times: list, errors:
     """Session ``index`` opens its page with new sentences and clicks ``a.selections`` words:
     in a session of its own (closed after), or in ``session``, which stays connected and,
     once its page is open, types the new sentences into the sidebar."""
-    page = PAGES[index % len(PAGES)]
+    page = a.pages[index % len(a.pages)]
     s = session or Session(url)
     text_a, text_b = new_sentences(index, f"r{repeat}", a.chars)
     try:
@@ -134,6 +136,8 @@ async def warm(url: str) -> None:
 
 def main(argv=None) -> int:
     ap = parser(__doc__, sessions=20, selections=5, repeats=3, chars=0)
+    ap.add_argument("--pages", type=lambda v: v.split(","), default=list(PAGES),
+                    help="the pages the sessions open in turn, comma-separated (default: %(default)s)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds one request may take")
     ap.add_argument("--max-seconds", type=float, default=600.0, help="seconds one repeat may take")
     ap.add_argument("--url", help="an already running app on loopback (RSS then not reported)")
@@ -144,6 +148,8 @@ def main(argv=None) -> int:
                     help="after the last repeat, wait this many seconds (at most 600) and print the RSS again "
                          "(the server keeps a closed session's state for server.disconnectedSessionTTL, 120 s)")
     a = ap.parse_args(argv)
+    if unknown := set(a.pages) - set(PAGES):
+        ap.error(f"--pages: no page {', '.join(sorted(unknown))} (pages: {', '.join(PAGES)})")
     a.sessions, a.selections, a.repeats = min(a.sessions, 50), min(a.selections, 20), min(a.repeats, 12)
     srv = None
     if a.url:

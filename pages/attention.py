@@ -241,9 +241,12 @@ def bert_heads() -> None:
     where = "the pair" if pair else f"sentence {'AB'[row]}"
     detail = f"{where}, {FILTERS[filt] if pair else 'all tokens'}, [CLS]/[SEP] {dict(show='shown', hide='hidden')[special]}"
     st.caption(f"Model: **{md_escape(out.model_label)}** · {md_escape(detail)}")
-    charts.vectors_button(out, f"bert-{'pair' if pair else 'batch'}-attention", key="att_npz")
+    # the download runs the model again: a session keeps the button's function as long as
+    # it lives, and this run's attentions are 300 MB for two inputs of 512 pieces
+    charts.vectors_button(lambda m=model, s=list(fr.sentences), p=pair: m.run(s, pair=p),
+                          f"bert-{'pair' if pair else 'batch'}-attention", key="att_npz")
     _model_view(out, view, detail)
-    _head_view(out, view, row, layer, detail)
+    _head_view(view, layer, detail, out.short_label)
 
 
 def _model_view(out, view: views.AttentionView, detail: str) -> None:
@@ -257,10 +260,12 @@ def _model_view(out, view: views.AttentionView, detail: str) -> None:
 
 
 @state.fragment
-def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str) -> None:
+def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: str) -> None:
     """One head of one layer, with a query token to follow: a fragment of its own inside
     ``bert_heads``, so that picking a token or a head redraws this part only, not the
-    model view above it."""
+    model view above it. A session keeps a fragment's arguments for as long as it lives:
+    the view (at most 48 x 48 per head), never the run (the attentions of a whole input:
+    300 MB for two of 512 pieces)."""
     st.subheader("Head view: one layer, one head")
     H = view.attn.shape[1]
     q_pos = [int(p) for p in view.query_positions]
@@ -270,7 +275,7 @@ def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str
     head = state.widget(st.segmented_control, "att_bhead", "Head", options=list(range(H)),
                         required=True, format_func=lambda h: f"H{h + 1}")
     token = state.widget(st.pills, "att_tok", "Query token", options=q_pos, required=True,
-                         format_func=lambda p: md_escape(out.tokens[row][p]))
+                         format_func=dict(zip(q_pos, map(md_escape, view.query_tokens))).get)
     qi = q_pos.index(token)
     lines = state.widget(st.toggle, "att_lines", "Also show the query's row as lines",
                          help="The selected token on the left, every key on the right; thicker "
@@ -281,7 +286,7 @@ def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str
     hv1, hv2 = st.columns([3, 2]) if lines and not fr.projector else (st.container(), st.container())
     with hv1:
         fig = charts.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
-                                       out.short_label, fr.projector, key_tokens=view.key_tokens)
+                                       model_label, fr.projector, key_tokens=view.key_tokens)
         charts.show(fig, key="att_head_view", selection_mode="points",
                     on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))
         # the query's row, outlined over the chart: another query moves the outline, and
@@ -290,14 +295,14 @@ def _head_view(out, view: views.AttentionView, row: int, layer: int, detail: str
     if lines:
         with hv2:
             charts.show(figures.attention_lines(m[qi], view.query_tokens, qi, f'"{view.query_tokens[qi]}" in '
-                                                f"{title}, head {head + 1}", out.short_label, fr.projector,
+                                                f"{title}, head {head + 1}", model_label, fr.projector,
                                                 key_tokens=view.key_tokens), key="att_lines_view")
     _table(pd.DataFrame(m, index=_labels(view.query_tokens, q_pos),
                         columns=_labels(view.key_tokens, view.key_positions)), "att_head_matrix", "att_head_tbl")
-    _query_row(out, view, layer, qi)
+    _query_row(view, layer, qi, model_label)
 
 
-def _query_row(out, view: views.AttentionView, layer: int, qi: int) -> None:
+def _query_row(view: views.AttentionView, layer: int, qi: int, model_label: str) -> None:
     """The selected query's row in every head of the layer."""
     q_tok = view.query_tokens[qi]
     st.subheader(f'"{md_escape(q_tok)}" in every head of layer {layer + 1}')
@@ -305,7 +310,7 @@ def _query_row(out, view: views.AttentionView, layer: int, qi: int) -> None:
     head_names = [f"H{h + 1}" for h in range(rows.shape[0])]
     charts.show(
         figures.heatmap(rows, view.key_tokens, head_names, f'Where "{q_tok}" looks, head by head, in '
-                        f"layer {layer + 1}", out.short_label, fr.projector,
+                        f"layer {layer + 1}", model_label, fr.projector,
                         x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0),
                         colorscale=figures.style(fr.projector)["attention"], value_name="attention"),
         key="att_row_view", selection_mode="points",

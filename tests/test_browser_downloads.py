@@ -53,3 +53,19 @@ def test_a_figure_downloads_as_png_named_after_it(bert_page):
     name, data = download(bert_page, lambda: button.click())
     assert name == "cosine-similarity-at-every-layer.png"
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_the_attention_page_downloads_the_run_it_shows(app_server, page):
+    # packed as one pair: the download runs the model again (a session does not keep the
+    # attentions of its run), with the page's sentences and its input mode
+    page.goto(app_server + "/attention?att_mode=pair")
+    page.wait_for_selector("text=Head view: one layer, one head")
+    wait_idle(page)
+    name, data = download(page, lambda: page.get_by_role("button", name="Download these vectors").click())
+    assert name == "bert-pair-attention.npz"
+    z = np.load(io.BytesIO(data), allow_pickle=True)
+    tokens = list(z["tokens"][0])
+    assert tokens[:4] == ["[CLS]", "the", "central", "bank"] and tokens.count("[SEP]") == 2
+    T = len(tokens)
+    assert z["attentions"].shape[:2] == (6, 1) and z["attentions"].shape[-1] >= T
+    np.testing.assert_allclose(z["attentions"][:, 0, :, :T, :T].sum(-1), 1.0, atol=1e-5)

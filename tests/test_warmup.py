@@ -1,6 +1,7 @@
 """The server's start-up warm-up (``ui/warmup.py``) and BERT answering without waiting for
 XLA (``BertEncoder.serve``)."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -9,7 +10,7 @@ import time
 
 import numpy as np
 
-from lab.models.bert import BertConfig, BertEncoder, random_weights
+from lab.models.bert import XLA_MAX_LENGTH, BertConfig, BertEncoder, random_weights
 from tests.conftest import ROOT
 
 
@@ -41,6 +42,28 @@ def test_serve_answers_a_new_bucket_from_the_plain_graph_then_from_its_compiled_
         np.testing.assert_allclose(out.attentions.sum(-1), 1.0, atol=1e-5)
         assert (out.attentions[:, 0, :, :, 5:] == 0.0).all()  # padded keys: exactly 0 on both paths
     np.testing.assert_array_equal(compiled.hidden_states, reference.hidden_states)  # the same program
+
+
+def test_inputs_past_the_xla_limit_run_on_the_plain_graph_and_are_never_compiled():
+    config = dataclasses.replace(BertConfig.tiny(), max_positions=XLA_MAX_LENGTH + 64)
+    weights = random_weights(config, seed=2)
+    T, pad = XLA_MAX_LENGTH + 20, 30  # bucket (2, XLA_MAX_LENGTH + 64); sentence B padded
+    ids = np.random.default_rng(0).integers(5, config.vocab_size, (2, T)).astype(np.int32)
+    ids[1, T - pad:] = 0
+    mask = (ids > 0).astype(np.int32)
+    plain_only = BertEncoder(config, weights)  # not serving: XLA up to the limit, not past it
+    assert plain_only._program(2, XLA_MAX_LENGTH) is plain_only._forward
+    assert plain_only._program(2, XLA_MAX_LENGTH + 64) is plain_only._plain
+    encoder = BertEncoder(config, weights)
+    encoder.serve([(2, XLA_MAX_LENGTH + 64)])  # asked for, but past the limit
+    long = encoder(ids, mask)
+    time.sleep(0.5)  # time for the worker to take a queued bucket, had there been one
+    assert encoder.compiled == frozenset() and encoder._queue.empty()
+    np.testing.assert_allclose(long.attentions.sum(-1)[:, 0], 1.0, atol=1e-5)
+    assert (long.attentions[:, 1, :, :, T - pad:] == 0.0).all()  # padded keys: exactly 0
+    # sentence B's real tokens (under the limit) on XLA: the same vectors as on the plain graph
+    alone = plain_only(ids[1:, : T - pad], mask[1:, : T - pad])
+    np.testing.assert_allclose(long.hidden_states[:, 1, : T - pad], alone.hidden_states[:, 0], atol=1e-5)
 
 
 def test_the_warm_up_loads_both_models_serves_bert_and_freezes_the_heap():

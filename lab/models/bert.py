@@ -196,9 +196,10 @@ class BertEncoder(tf.Module):
         # One trace serves every shape (both dimensions unknown); XLA then compiles one
         # fused program per padded shape, and ``__call__`` pads to a few buckets so that a
         # new sentence rarely needs a new program (1-5 s the first time a bucket is used).
-        # ``_plain`` is the same graph without XLA: slower per call, but no compilation per
-        # shape, so a server can answer from it while a bucket compiles (``serve``), and
-        # eagerly until the graph is traced.
+        # ``_plain`` is the same graph without XLA: slower per call on short inputs, but no
+        # compilation per shape, so a server can answer from it while a bucket compiles
+        # (``serve``), and eagerly until the graph is traced; it alone runs inputs longer
+        # than ``XLA_MAX_LENGTH``.
         spec = tf.TensorSpec([None, None], tf.int32)
         self._forward = tf.function(
             self._forward_graph, input_signature=[spec, spec, spec], jit_compile=True, autograph=False
@@ -274,7 +275,9 @@ class BertEncoder(tf.Module):
 
     def _program(self, B: int, T: int):
         """The compiled program when it is there (or when not serving), else the plain graph
-        (eagerly until traced)."""
+        (eagerly until traced); the plain graph always past ``XLA_MAX_LENGTH``."""
+        if T > XLA_MAX_LENGTH:
+            return self._plain
         if self._queue is None or (B, T) in self._compiled:
             return self._forward
         if self._prepare:  # (before, the first request is being answered: leave it the CPU)
@@ -349,6 +352,13 @@ class BertEncoder(tf.Module):
 # with T, and two sentences of 10 pieces padded to 16 instead of 12 cost 26 instead of 22 ms.
 LENGTH_BUCKETS = (8, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
+# XLA only up to this many positions. It fuses a short input's many small ops (two
+# sentences of 12 pieces: 8 against 11 ms on the plain graph; 96 pieces: 38 against 44 ms),
+# but past that the matrix products dominate and it gains nothing (512 pieces: 236 against
+# 232 ms), while a compiled program's concurrent runs keep their buffers: six runs of 2 x 512
+# pieces at once left the process 1.8 GB larger for good (the plain graph: 0.45 GB, most of
+# it malloc's to reuse), and a class pasting paragraphs grew the server by gigabytes.
+XLA_MAX_LENGTH = 128
 # The buckets the pages use most, most likely first: two sentences as a padded batch
 # (B = 2) or packed as one pair (B = 1), up to 128 pieces. A server compiles these at start.
 COMMON_BUCKETS = tuple((B, T) for T in (12, 16, 20, 24, 32, 48, 64, 8, 96, 128) for B in (2, 1))
