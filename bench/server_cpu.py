@@ -1,11 +1,12 @@
 """Server CPU per new view and per click, page by page, with where it goes.
 
-    python bench/server_cpu.py [--views 5] [--clicks 5] [--root CHECKOUT] [--no-profile]
+    python bench/server_cpu.py [--views 5] [--clicks 5] [--chars N] [--root CHECKOUT] [--no-profile]
 
 Serves the app (``--root``: another checkout, e.g. a worktree of an older commit, to
 compare), then on each page opens it once to warm up (imports, model load, compilation),
 then opens it ``--views`` times with sentences it has not seen, and clicks a word
-``--clicks`` times. The CPU of one view is utime + stime of the server process
+``--clicks`` times (``--chars``: each sentence grown to about N characters, a pasted
+paragraph). The CPU of one view is utime + stime of the server process
 (/proc/PID/stat) before and after the run, as a browser would cause it (the requests go
 over Streamlit's own websocket protocol, ``bench/session.py``). Unless ``--no-profile``,
 the server runs under ``bench/profiled_server.py`` and the table below the figures splits
@@ -33,7 +34,7 @@ PAGES = ("bert", "elmo", "attention")
 WARM = 999  # the number of the warm-up sentences
 
 
-async def measure(srv: Server, views: int, clicks: int) -> dict:
+async def measure(srv: Server, views: int, clicks: int, chars: int = 0) -> dict:
     """{(page, 'view'|'click'): [(cpu_s, wall_s, bytes), ...]}.
 
     A view is a new session (a person opening a link with sentences nobody used yet: the
@@ -51,7 +52,7 @@ async def measure(srv: Server, views: int, clicks: int) -> dict:
             c0 = srv.cpu_s()
             s = Session(srv.url)
             await s.connect()
-            r = await s.open(page, *new_sentences(i, page))
+            r = await s.open(page, *new_sentences(i, page, chars))
             rows.append(_row(srv, c0, r, page, "view"))
         rows = results.setdefault((page, "click"), [])
         for i in range(clicks):
@@ -113,7 +114,7 @@ def breakdown(srv: Server) -> None:
 
 
 def main(argv=None) -> int:
-    ap = parser(__doc__, views=5, clicks=5)
+    ap = parser(__doc__, views=5, clicks=5, chars=0)
     ap.add_argument("--no-profile", action="store_true", help="plain streamlit run, no part timers")
     a = ap.parse_args(argv)
     srv = Server(root=a.root.resolve(), python=a.python)
@@ -121,7 +122,7 @@ def main(argv=None) -> int:
         srv.profile = Path(tempfile.mkdtemp()) / "runs.jsonl"
         srv.launcher = [str(Path(__file__).with_name("profiled_server.py")), str(srv.profile)]
     with srv:
-        results = asyncio.run(measure(srv, a.views, a.clicks))
+        results = asyncio.run(measure(srv, a.views, a.clicks, a.chars))
         rss = srv.rss_mb()
         print(f"app: {srv.root}; server RSS after: {rss:.0f} MB")
         print(f"{'page':10s} {'action':6s} {'CPU median':>11s} {'CPU max':>8s} {'wall median':>12s} {'sent':>8s}")

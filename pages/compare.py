@@ -51,7 +51,7 @@ def read_words() -> tuple[tuple[str, ...], ...]:
 
 words = read_words()
 # BERT's run without its attention probabilities (none is drawn here; the download runs the model again)
-runs = {"bert": compare.align(models.bert_run(bert, bert.source, tuple(fr.sentences))).without_attentions(),
+runs = {"bert": compare.align(models.bert_run(bert, bert.source, tuple(fr.sentences), attentions=False)),
         "elmo": models.elmo_run(elmo, elmo.source, words)}
 downloads = {"bert": lambda s=list(fr.sentences): compare.align(bert.run(s)),
              "elmo": runs["elmo"]}
@@ -193,7 +193,7 @@ def sense_section() -> None:
         return
     pairs = senses.sense_pairs()
     sentences = tuple(dict.fromkeys(s for p in pairs for s in p[1:3]))
-    outs = {"bert": compare.align(models.bert_run(bert, bert.source, sentences)).without_attentions(),
+    outs = {"bert": compare.align(models.bert_run(bert, bert.source, sentences, attentions=False)),
             "elmo": models.elmo_run(elmo, elmo.source, tuple(tuple(split_words(s)) for s in sentences))}
     tests = {f: compare.sense_test(out, sentences, pairs, senses.roc_auc, state.get("cmp_pool") or "first")
              for f, out in outs.items()}
