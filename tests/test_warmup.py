@@ -29,7 +29,7 @@ def _wait_compiled(encoder, buckets, timeout_s=180):
 def test_serve_answers_a_new_bucket_from_the_plain_graph_then_from_its_compiled_program():
     config = BertConfig.tiny()
     weights = random_weights(config, seed=1)
-    reference = BertEncoder(config, weights)(*_batch())  # not serving: every call on XLA
+    reference = BertEncoder(config, weights)(*_batch())  # not serving: every call this short on XLA
     encoder = BertEncoder(config, weights)
     assert not encoder.serving
     encoder.serve([(1, 16)])

@@ -222,7 +222,8 @@ class BertEncoder(tf.Module):
 
         The paths compute the same function; their float32 results can differ in the last
         bits (about 1e-6), so a run may differ that much from the same run before its bucket
-        was compiled. Without ``serve`` (tests, the command line) every call uses XLA.
+        was compiled. Without ``serve`` (tests, the command line) every call up to
+        ``XLA_MAX_LENGTH`` positions uses XLA.
         """
         if self._queue is None:
             self._queue = queue.Queue()
