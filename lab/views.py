@@ -290,7 +290,7 @@ def attention_view(out: LayerVectors, row: int, hide_special: bool, filt: str, l
     cropped = len(q_pos) > limit or len(k_pos) > limit
     q_pos, k_pos = q_pos[:limit], k_pos[:limit]
     # a copy, not a view: a session keeps its view for as long as it lives, and a view of
-    # the input's whole (L, H, n, n) block would keep that alive too (36 MB for 512 pieces)
+    # the input's whole (L, H, n, n) block would keep that alive too (36 MB seen for a long input)
     attn = np.ascontiguousarray(attn[..., : len(q_pos), : len(k_pos)])
     return AttentionView(attn, q_pos, k_pos, [tokens[p] for p in q_pos], [tokens[p] for p in k_pos], cropped)
 

@@ -242,7 +242,7 @@ def bert_heads() -> None:
     detail = f"{where}, {FILTERS[filt] if pair else 'all tokens'}, [CLS]/[SEP] {dict(show='shown', hide='hidden')[special]}"
     st.caption(f"Model: **{md_escape(out.model_label)}** · {md_escape(detail)}")
     # the download runs the model again: a session keeps the button's function as long as
-    # it lives, and this run's attentions are 300 MB for two inputs of 512 pieces
+    # it lives, and this run's attentions are 151 MB for two inputs of 512 pieces
     charts.vectors_button(lambda m=model, s=list(fr.sentences), p=pair: m.run(s, pair=p),
                           f"bert-{'pair' if pair else 'batch'}-attention", key="att_npz")
     _model_view(out, view, detail)
@@ -265,7 +265,7 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
     ``bert_heads``, so that picking a token or a head redraws this part only, not the
     model view above it. A session keeps a fragment's arguments for as long as it lives:
     the view (at most 48 x 48 per head), never the run (the attentions of a whole input:
-    300 MB for two of 512 pieces)."""
+    151 MB for two of 512 pieces)."""
     st.subheader("Head view: one layer, one head")
     H = view.attn.shape[1]
     q_pos = [int(p) for p in view.query_positions]
