@@ -113,7 +113,10 @@ def preload():
                    "xaxis": {"tickvals": [0, 1], "ticktext": ["a", "b"]}, "yaxis": {"autorange": "reversed"}},
     }
     slot = st.empty()
-    with slot.container(key=PRELOAD_KEY):
+    # cut to 1 px by its own height (a scrolling container) until the style below applies:
+    # the browser loads the markdown element's code as it does Plotly's, and in about one
+    # cold start of three Plotly's came first and showed the chart, 296 px high
+    with slot.container(key=PRELOAD_KEY, height=1, border=False):
         # first in the box, so the browser applies it as the box appears (st.html's style
         # would wait for its own code to load): the box's wrapper out of the page's flow (no
         # gap above the page), the box at a chart's width but no height, invisible
