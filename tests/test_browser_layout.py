@@ -90,7 +90,6 @@ def test_a_cold_server_has_the_browser_load_the_chart_code_while_the_page_import
         seen = page.evaluate("window.__preload")
         # the box came first and its chart was drawn before the page's title arrived
         assert seen["box"] and seen["drawn"] and seen["title"] and seen["box"] < seen["drawn"] < seen["title"]
-        # whenever it held a chart it was invisible, out of the page's flow and of no height
         # whenever it held a chart it took no room: invisible, out of the page's flow and of
         # no height once its style applied, and before that (the style is a markdown element,
         # whose code the browser loads as it does Plotly's, and either can come first) at
