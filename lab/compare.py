@@ -192,13 +192,32 @@ def pair_cosines(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tu
     """Each pair's cosine per layer: (P, N). ``out`` is an aligned run of ``sentences`` (row r
     is sentences[r]), which hold every sentence of ``pairs``; a word the model cannot place
     gives NaN."""
+    return _cosines(_word_vectors(out, sentences, pairs, pool), pairs, len(out.layer_names))
+
+
+def _word_vectors(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tuple[str, str, str, int]],
+                  pool: str) -> dict[tuple[str, str], np.ndarray]:
+    """{(sentence, word): its (N, C) vectors} for the pairs' words in ``out``'s rows that the
+    model can place (``find_word``, at least one token)."""
     row = {s: r for r, s in enumerate(sentences)}
-    result = np.full((len(pairs), len(out.layer_names)), np.nan)
+    found = {}
+    for word, *texts, _ in pairs:
+        for text in texts:
+            r = row.get(text)
+            if r is None or (text, word) in found:
+                continue
+            w = find_word(out.words[r], word)
+            if w >= 0 and out.positions(r, w):
+                found[(text, word)] = analysis.pool_pieces(out.layers[:, r], out.positions(r, w), pool)
+    return found
+
+
+def _cosines(vectors: dict[tuple[str, str], np.ndarray], pairs: Sequence[tuple[str, str, str, int]],
+             n_layers: int) -> np.ndarray:
+    result = np.full((len(pairs), n_layers), np.nan)
     for p, (word, a, b, _) in enumerate(pairs):
-        ra, rb = row[a], row[b]
-        wa, wb = find_word(out.words[ra], word), find_word(out.words[rb], word)
-        if min(wa, wb) >= 0 and out.positions(ra, wa) and out.positions(rb, wb):
-            result[p] = views.word_pair(out, (ra, wa), (rb, wb), pool).cosine
+        if (a, word) in vectors and (b, word) in vectors:
+            result[p] = analysis.layerwise_cosine(vectors[(a, word)], vectors[(b, word)])
     return result
 
 
@@ -215,7 +234,36 @@ def sense_test(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tupl
                pool: str = "first", n_wrong: int = 5) -> SenseTest:
     """Score every layer of an aligned run of ``sentences`` on the sense pairs
     (``roc_auc(scores, labels)``: ``lab.senses.roc_auc``); pairs it cannot place are left out."""
-    cos = pair_cosines(out, sentences, pairs, pool)
+    return _score(pair_cosines(out, sentences, pairs, pool), pairs, roc_auc, out, n_wrong)
+
+
+# Sentences per model call in ``run_sense_test``: the sense pairs' 48 sentences in one batch
+# made the ELMo-vs-BERT page keep 12 MB of BERT vectors in its result cache, copied on every
+# view, and grew a server by about 190 MB on the page's first view.
+SENSE_BATCH = 8
+
+
+def run_sense_test(model, pairs: Sequence[tuple[str, str, str, int]], roc_auc, pool: str = "first",
+                   batch: int = SENSE_BATCH, n_wrong: int = 5) -> SenseTest:
+    """``sense_test`` of ``model`` (either family, ``lab.models.embed``) on the pairs' sentences,
+    run ``batch`` sentences at a time; only the pairs' word vectors are kept between calls.
+    Padding does not change a sentence's vectors, so this equals one run of them all (up to
+    float32 rounding between batch shapes)."""
+    from lab.models import embed
+
+    sentences = list(dict.fromkeys(s for p in pairs for s in p[1:3]))
+    vectors, out = {}, None
+    for start in range(0, len(sentences), batch):
+        part = sentences[start : start + batch]
+        out = align(embed(model, part))
+        vectors |= _word_vectors(out, part, pairs, pool)
+    if out is None:
+        raise ValueError("no sense pairs to score")
+    return _score(_cosines(vectors, pairs, len(out.layer_names)), pairs, roc_auc, out, n_wrong)
+
+
+def _score(cos: np.ndarray, pairs: Sequence[tuple[str, str, str, int]], roc_auc, out: LayerVectors,
+           n_wrong: int) -> SenseTest:
     ok = ~np.isnan(cos).any(axis=1)
     cos, pairs = cos[ok], [p for p, keep in zip(pairs, ok) if keep]
     labels = np.array([p[3] for p in pairs], np.int64)

@@ -6,6 +6,8 @@ from ui.route import through_app
 
 through_app()  # first: the imports below take seconds on a server's first request (ui.route)
 
+import importlib.util
+
 import pandas as pd
 import streamlit as st
 
@@ -13,7 +15,7 @@ from lab import compare, figures, quiz
 from lab.analysis import default_pair
 from lab.compare import MIN_OCCURRENCES
 from lab.figures import DepthLine
-from lab.tokenize import split_words, word_tokens
+from lab.tokenize import word_tokens
 from ui import charts, models, state
 from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
@@ -186,17 +188,10 @@ neighbours()
 
 def sense_section() -> None:
     st.header("4 · The sense test")
-    try:
-        from lab import senses
-    except ImportError:
+    if importlib.util.find_spec("lab.senses") is None:
         st.info("The sense pairs are not in this build of the app (they come with `lab/senses.py`).")
         return
-    pairs = senses.sense_pairs()
-    sentences = tuple(dict.fromkeys(s for p in pairs for s in p[1:3]))
-    outs = {"bert": compare.align(models.bert_run(bert, bert.source, sentences, attentions=False)),
-            "elmo": models.elmo_run(elmo, elmo.source, tuple(tuple(split_words(s)) for s in sentences))}
-    tests = {f: compare.sense_test(out, sentences, pairs, senses.roc_auc, state.get("cmp_pool") or "first")
-             for f, out in outs.items()}
+    tests = {f: models.sense_test(m, f, m.source, state.get("cmp_pool") or "first") for f, m in loaded.items()}
     _sense_chart(tests)
     _own_pair(tests)
     for family, t in tests.items():

@@ -189,6 +189,30 @@ def test_sense_test_scores_and_ranks_the_wrong_pairs():
     assert sorted(groups["same sense"][1]) == ["bank", "bat"] and len(groups["different sense"][0]) == 2
 
 
+def test_the_sense_test_run_in_batches_equals_one_run_of_every_sentence():
+    pairs = [("bank", "the bank rose", "bank loans", 1), ("bank", "the bank rose", "river bank", 0),
+             ("bat", "a bat flew", "bat swung", 0), ("bat", "a bat flew", "the bat flew", 1),
+             ("bat", "a bat flew", "no such word here", 1)]  # a pair it cannot place is left out
+    sentences = list(dict.fromkeys(s for p in pairs for s in p[1:3]))
+    m = FakeElmo()
+    whole = compare.sense_test(m.run([s.split() for s in sentences]), sentences, pairs, senses_auc)
+    for batch in (1, 2, 3, 8):
+        m.calls = 0
+        t = compare.run_sense_test(m, pairs, senses_auc, batch=batch)
+        assert m.calls == -(-len(sentences) // batch)  # one model call per batch
+        np.testing.assert_array_equal(t.cosines, whole.cosines)
+        np.testing.assert_array_equal(t.auc, whole.auc)
+        assert (t.pairs, t.best, t.wrong, t.layer_names) == (whole.pairs, whole.best, whole.wrong, whole.layer_names)
+    assert len(whole.pairs) == 4
+    with pytest.raises(ValueError, match="too few sense pairs"):
+        compare.run_sense_test(m, pairs[:1], senses_auc)
+
+
+def senses_auc(scores, labels):
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    return ((pos[:, None] > neg).sum() + 0.5 * (pos[:, None] == neg).sum()) / (len(pos) * len(neg))
+
+
 def test_quiz_question_comes_from_the_numbers():
     q = quiz.least_alike(("bank", "bank"), {"BERT": (["emb", "l1", "l2"], [0.9, 0.3, 0.5])})
     assert q.right == "l1" and "the two “bank”s" in q.text and q.choices == ("emb", "l1", "l2")

@@ -216,8 +216,12 @@ def test_the_sense_test_section(models):
     outs = {"bert": compare.align(models["bert"].run(sentences)),
             "elmo": models["elmo"].run([split_words(s) for s in sentences])}
     for f, out in outs.items():
-        t = compare.sense_test(out, sentences, pairs, senses.roc_auc)
+        t = compare.run_sense_test(models[f], pairs, senses.roc_auc)  # what the page runs, 8 sentences a call
         np.testing.assert_allclose(got[f"{t.short_label}: ROC AUC"], t.auc, atol=1e-9)
+        # and the same as one run of all 48 sentences (other batch shapes: float32 rounding apart)
+        whole = compare.sense_test(out, sentences, pairs, senses.roc_auc)
+        np.testing.assert_allclose(t.cosines, whole.cosines, atol=1e-5)
+        np.testing.assert_allclose(t.auc, whole.auc, atol=2 / (t.labels.sum() * (1 - t.labels).sum()))
         wrong = next(d.value for d in at.dataframe if "truth" in d.value.columns
                      and d.value["cosine"].tolist() == [round(float(t.cosines[i, t.best]), 4) for i in t.wrong])
         assert wrong["word"].tolist() == [t.pairs[i][0] for i in t.wrong]

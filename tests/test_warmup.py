@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from lab.models.bert import XLA_MAX_LENGTH, BertConfig, BertEncoder, random_weights
+from lab.models.bert import XLA_MAX_LENGTH, XLA_ON_DEMAND_BATCH, BertConfig, BertEncoder, random_weights
 from tests.conftest import ROOT
 
 
@@ -64,6 +64,26 @@ def test_inputs_past_the_xla_limit_run_on_the_plain_graph_and_are_never_compiled
     # sentence B's real tokens (under the limit) on XLA: the same vectors as on the plain graph
     alone = plain_only(ids[1:, : T - pad], mask[1:, : T - pad])
     np.testing.assert_allclose(long.hidden_states[:, 1, : T - pad], alone.hidden_states[:, 0], atol=1e-5)
+
+
+def test_a_serving_encoder_compiles_on_demand_only_the_pages_batch_sizes():
+    config = BertConfig.tiny()
+    weights = random_weights(config, seed=3)
+    ids, mask = _batch()
+    big_ids, big_mask = np.tile(ids, (2, 1)), np.tile(mask, (2, 1))  # 4 rows: bucket (4, 8)
+    assert XLA_ON_DEMAND_BATCH < 4
+    reference = BertEncoder(config, weights)(big_ids, big_mask)  # not serving: XLA
+    encoder = BertEncoder(config, weights)
+    encoder.serve([(1, 16)])
+    _wait_compiled(encoder, [(1, 16)])
+    big = encoder(big_ids, big_mask)  # a corpus-sized batch: the plain graph, nothing queued
+    encoder(ids, mask)  # a page's batch (2, 8): queued, then compiled
+    _wait_compiled(encoder, [(2, 8)])
+    time.sleep(0.5)  # time for the worker to take another queued bucket, had there been one
+    assert encoder.compiled == {(1, 16), (2, 8)} and encoder._queue.empty()
+    np.testing.assert_allclose(big.hidden_states, reference.hidden_states, atol=1e-5)
+    assert (big.attentions[:, 0, :, :, 5:] == 0.0).all()  # padded keys: exactly 0
+    np.testing.assert_allclose(big.hidden_states[:, 2:], big.hidden_states[:, :2], atol=1e-6)  # same rows, same vectors
 
 
 def test_the_warm_up_loads_both_models_serves_bert_and_freezes_the_heap():

@@ -77,6 +77,17 @@ def elmo_repeats(_model, source: str, tokens: tuple[str, ...], runs: int, dropou
     return repeat_runs(_model, list(tokens), runs, dropout)
 
 
+# a resource: a small frozen result every session reads and none mutates (no copy per view)
+@st.cache_resource(show_spinner="Scoring the sense pairs...", max_entries=8)
+def sense_test(_model, family: str, source: str, pool: str):
+    """``lab.compare.run_sense_test`` of a model on ``lab.senses``' pairs, once per model
+    (family and source: both embedded models are "embedded") and pooling for the whole
+    process: it does not depend on anyone's sentences."""
+    from lab import compare, senses
+
+    return compare.run_sense_test(_model, senses.sense_pairs(), senses.roc_auc, pool)
+
+
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _reference_store(corpus_file: str, cache_folder: str):
     from lab import reference

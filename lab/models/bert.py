@@ -213,7 +213,8 @@ class BertEncoder(tf.Module):
 
     def serve(self, buckets: Sequence[tuple[int, int]] = (), graphs: Sequence[EagerUntilTraced] = ()) -> None:
         """Never make a caller wait for a trace or for XLA. From now on a bucket without a
-        compiled program runs on the plain graph while one background thread compiles it,
+        compiled program runs on the plain graph while one background thread compiles it
+        (a batch of at most ``XLA_ON_DEMAND_BATCH``; larger ones stay on the plain graph),
         and before that graph is traced, eagerly; so do ``graphs`` (the tokenizer's, which
         a request goes through first). When ``buckets`` ((B, T) pairs, most likely first)
         are given, the background thread traces every graph not traced yet, then compiles
@@ -276,12 +277,13 @@ class BertEncoder(tf.Module):
 
     def _program(self, B: int, T: int):
         """The compiled program when it is there (or when not serving), else the plain graph
-        (eagerly until traced); the plain graph always past ``XLA_MAX_LENGTH``."""
+        (eagerly until traced), queueing the bucket for compiling when it is a page's
+        (``XLA_ON_DEMAND_BATCH``); the plain graph always past ``XLA_MAX_LENGTH``."""
         if T > XLA_MAX_LENGTH:
             return self._plain
         if self._queue is None or (B, T) in self._compiled:
             return self._forward
-        if self._prepare:  # (before, the first request is being answered: leave it the CPU)
+        if self._prepare and B <= XLA_ON_DEMAND_BATCH:  # (before, the first request is being answered)
             self._queue.put((B, T))
         return self._plain
 
@@ -360,6 +362,12 @@ BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
 # pieces at once left the process 1.8 GB larger for good (the plain graph: 0.45 GB, most of
 # it malloc's to reuse), and a class pasting paragraphs grew the server by gigabytes.
 XLA_MAX_LENGTH = 128
+# A server compiles a new bucket on demand only up to this batch size: what the pages ask
+# for (two sentences, or one packed pair). Larger batches are the reference corpus's and
+# the sense pairs' runs (``lab.reference``, ``lab.compare.run_sense_test``), made once per
+# server and cached: they run on the plain graph rather than have a program built, in the
+# background, for each of their shapes (about 1-5 s of CPU each, and it stays in memory).
+XLA_ON_DEMAND_BATCH = 2
 # The buckets the pages use most, most likely first: two sentences as a padded batch
 # (B = 2) or packed as one pair (B = 1), up to 128 pieces. A server compiles these at start.
 COMMON_BUCKETS = tuple((B, T) for T in (12, 16, 20, 24, 32, 48, 64, 8, 96, 128) for B in (2, 1))
