@@ -1,14 +1,14 @@
 """A class on one server: N simulated sessions at once, over Streamlit's own websocket protocol.
 
     python bench/load.py [--sessions 20] [--selections 5] [--repeats 3] [--chars N] [--stay] [--linger S]
-                         [--pages bert,elmo,attention]
+                         [--pages bert,elmo,attention[,compare]]
                          [--root CHECKOUT] [--url URL]
 
 Serves the app on a free loopback port (or uses ``--url``, which must be loopback), warms
 it with one view of each page, then ``--repeats`` times starts ``--sessions`` sessions at
 once; each opens a page (BERT, ELMo, attention in turn, or those of ``--pages``) with
 sentences no one used yet and then clicks ``--selections`` words, one after the other, as
-a person would (``--chars``: each sentence grown to about N characters, as when a class
+a person would (``compare``, the ELMo-vs-BERT page, only when ``--pages`` names it) (``--chars``: each sentence grown to about N characters, as when a class
 pastes paragraphs). With ``--stay`` the same sessions stay connected from one repeat to
 the next and type their new sentences into the open page's sidebar, as a class working in
 rounds; without it every repeat is new sessions, while the server still holds the last
@@ -39,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.session import CLICKS, Server, Session, new_sentences, parser  # noqa: E402
 
-PAGES = ("bert", "elmo", "attention")
+PAGES = ("bert", "elmo", "attention")  # the default; and the pages every run warms up
+EXTRA_PAGES = ("compare",)
 
 
 async def one_session(url: str, index: int, repeat: int, a, times: list, errors: list,
@@ -126,8 +127,8 @@ async def rounds(url: str, a, srv: Server | None) -> list:
     return times
 
 
-async def warm(url: str) -> None:
-    for page in PAGES:
+async def warm(url: str, pages) -> None:
+    for page in dict.fromkeys((*PAGES, *pages)):
         s = Session(url)
         await s.connect()
         await s.open(page, *new_sentences(0, "warm"))
@@ -148,8 +149,8 @@ def main(argv=None) -> int:
                     help="after the last repeat, wait this many seconds (at most 600) and print the RSS again "
                          "(the server keeps a closed session's state for server.disconnectedSessionTTL, 120 s)")
     a = ap.parse_args(argv)
-    if unknown := set(a.pages) - set(PAGES):
-        ap.error(f"--pages: no page {', '.join(sorted(unknown))} (pages: {', '.join(PAGES)})")
+    if unknown := set(a.pages) - set(PAGES + EXTRA_PAGES):
+        ap.error(f"--pages: no page {', '.join(sorted(unknown))} (pages: {', '.join(PAGES + EXTRA_PAGES)})")
     a.sessions, a.selections, a.repeats = min(a.sessions, 50), min(a.selections, 20), min(a.repeats, 12)
     srv = None
     if a.url:
@@ -160,7 +161,7 @@ def main(argv=None) -> int:
         srv = Server(root=a.root.resolve(), python=a.python).start()
         url = srv.url
     try:
-        asyncio.run(warm(url))
+        asyncio.run(warm(url, a.pages))
         if srv:
             srv.wait_quiet()
             print(f"app: {srv.root}; RSS after warm-up {srv.rss_mb():.0f} MB")

@@ -253,4 +253,5 @@ class Session:
 
 
 # What a session clicks on each page: (label of a pills group, how to pick an option).
-CLICKS = {"bert": "Word in sentence A", "elmo": "Word in sentence A", "attention": "Query token"}
+CLICKS = {"bert": "Word in sentence A", "elmo": "Word in sentence A", "attention": "Query token",
+          "compare": "Word in sentence A"}
