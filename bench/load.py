@@ -6,19 +6,20 @@
 
 Serves the app on a free loopback port (or uses ``--url``, which must be loopback), warms
 it with one view of each page, then ``--repeats`` times starts ``--sessions`` sessions at
-once; each opens a page (BERT, ELMo, attention in turn, or those of ``--pages``) with
-sentences no one used yet and then clicks ``--selections`` words, one after the other, as
-a person would (``compare``, the ELMo-vs-BERT page, only when ``--pages`` names it) (``--chars``: each sentence grown to about N characters, as when a class
-pastes paragraphs). With ``--stay`` the same sessions stay connected from one repeat to
-the next and type their new sentences into the open page's sidebar, as a class working in
-rounds; without it every repeat is new sessions, while the server still holds the last
-ones' state for two minutes (``--linger 130`` prints the RSS once they are gone). No
-browser: the server is what is measured (``bench/session.py``). Prints, per repeat, the
-errors (an exception shown by the app, a lost connection, a request over ``--timeout``),
-the time from a request to its finished script run (p50, p95, max), and once the server is
-quiet, its RSS and what its caches hold (Streamlit's ``/_stcore/metrics``: cached results
-in MB, and the number of resources kept: models, figures). Bounded in sessions, requests
-and time (``--max-seconds``); asserts nothing.
+once; each opens a page (BERT, ELMo, attention in turn, or those of ``--pages``, which
+may also name ``compare``, the ELMo vs BERT page) with sentences no one used yet and then
+clicks ``--selections`` words, one after the other, as a person would (``--chars``: each
+sentence grown to about N characters, as when a class pastes paragraphs). With
+``--stay`` the same sessions stay connected from one repeat to the next and type their
+new sentences into the open page's sidebar, as a class working in rounds; without it
+every repeat is new sessions, while the server still holds the last ones' state for two
+minutes (``--linger 130`` prints the RSS once they are gone). No browser: the server is
+what is measured (``bench/session.py``). Prints, per repeat, the errors (an exception
+shown by the app, a lost connection, a request over ``--timeout``), the time from a
+request to its finished script run (p50, p95, max), and once the server is quiet, its
+RSS and what its caches hold (Streamlit's ``/_stcore/metrics``: cached results in MB, and
+the number of resources kept: models, figures). Bounded in sessions, requests and time
+(``--max-seconds``); asserts nothing.
 """
 
 from __future__ import annotations

@@ -237,9 +237,9 @@ def sense_test(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tupl
     return _score(pair_cosines(out, sentences, pairs, pool), pairs, roc_auc, out, n_wrong)
 
 
-# Sentences per model call in ``run_sense_test``: the sense pairs' 48 sentences in one batch
-# made the ELMo-vs-BERT page keep 12 MB of BERT vectors in its result cache, copied on every
-# view, and grew a server by about 190 MB on the page's first view.
+# Sentences per model call in ``run_sense_test``. The ELMo vs BERT page used to run all 48
+# of the sense pairs' sentences in one batch and keep the runs in its result cache: 12 MB of
+# BERT vectors alone, copied out again on every view (the server grew 16 MB a view).
 SENSE_BATCH = 8
 
 

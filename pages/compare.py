@@ -6,8 +6,6 @@ from ui.route import through_app
 
 through_app()  # first: the imports below take seconds on a server's first request (ui.route)
 
-import importlib.util
-
 import pandas as pd
 import streamlit as st
 
@@ -188,9 +186,6 @@ neighbours()
 
 def sense_section() -> None:
     st.header("4 · The sense test")
-    if importlib.util.find_spec("lab.senses") is None:
-        st.info("The sense pairs are not in this build of the app (they come with `lab/senses.py`).")
-        return
     tests = {f: models.sense_test(m, f, m.source, state.get("cmp_pool") or "first") for f, m in loaded.items()}
     _sense_chart(tests)
     _own_pair(tests)
