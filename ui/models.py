@@ -1,4 +1,4 @@
-"""Loaded models (``st.cache_resource``, once per process) and results (``st.cache_data``).
+"""Loaded models and sense tests (``st.cache_resource``, once per process) and results (``st.cache_data``).
 
 A source that cannot be loaded is remembered with its message, so a page says what went
 wrong once, quickly, and carries on with the embedded model.
