@@ -340,13 +340,14 @@ def heatmap(
 
 def attention_heatmap(
     attn: np.ndarray, tokens: Sequence[str], title: str, model_label: str,
-    projector: bool = False, key_tokens: Sequence[str] | None = None,
+    projector: bool = False, key_tokens: Sequence[str] | None = None, clickable: bool = True,
 ) -> go.Figure:
-    """Attention probabilities (queries x keys), 0..1; outline a query's row with ``outline_box``."""
+    """Attention probabilities (queries x keys), 0..1; outline a query's row with ``outline_box``.
+    ``clickable`` as for ``heatmap`` (a chart the page reads no clicks from goes without)."""
     attn = np.asarray(attn, float)
     return heatmap(attn, key_tokens if key_tokens is not None else tokens, tokens, title, model_label,
                    projector, x_title="key (attended to)", y_title="query (attending)", zrange=(0.0, 1.0),
-                   colorscale=style(projector)["attention"], value_name="attention")
+                   colorscale=style(projector)["attention"], value_name="attention", clickable=clickable)
 
 
 def outline_box(fig: go.Figure, row: int, col: int | None = None, projector: bool = False) -> dict:

@@ -134,7 +134,8 @@ def _block_head(run, head: int, row: int) -> None:
     tokens = run.batch.tokens[row]
     charts.show(
         charts.attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask "
-                                 f"{'on' if run.use_mask else 'OFF'}", run.label, fr.projector),
+                                 f"{'on' if run.use_mask else 'OFF'}", run.label, fr.projector,
+                                 clickable=False),  # nothing to select here: no click markers to draw
         key="att_block_fig")
     check = views.padding_check(m, run.batch.padding_mask[row])
     if not check.padded:
