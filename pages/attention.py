@@ -308,21 +308,16 @@ def _query_row(view: views.AttentionView, layer: int, qi: int, model_label: str)
     q_tok = view.query_tokens[qi]
     st.subheader(f'"{md_escape(q_tok)}" in every head of layer {layer + 1}')
     rows = view.query_row(layer, qi)  # (H, K)
-    # no numbers in the cells: this chart is drawn anew on every click, and its 12 x K cell
-    # texts took 20-35 of the 55-70 ms Plotly spent drawing it in Chromium (the head view
-    # above, not redrawn by a click, keeps its numbers)
     head_names = [f"H{h + 1}" for h in range(rows.shape[0])]
     charts.show(
         figures.heatmap(rows, view.key_tokens, head_names, f'Where "{q_tok}" looks, head by head, in '
                         f"layer {layer + 1}", model_label, fr.projector,
                         x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0),
-                        colorscale=figures.style(fr.projector)["attention"], value_name="attention",
-                        show_values=False),
+                        colorscale=figures.style(fr.projector)["attention"], value_name="attention"),
         key="att_row_view", selection_mode="points",
         on_select=clicks.on_click("att_row_view", y=clicks.pick("att_bhead", list(range(len(head_names))))))
     st.caption("Click a token above, or a row of the head view, to follow another query; click "
-               "a row here to open that head in the head view. Hover a cell for its weight; the "
-               "head view above writes the open head's weights in its cells.")
+               "a row here to open that head in the head view.")
     _table(pd.DataFrame(rows, index=head_names, columns=_labels(view.key_tokens, view.key_positions)),
            "att_row_matrix", "att_row_tbl")
 
