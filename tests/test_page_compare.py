@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import analysis, compare, quiz, reference
+from lab import analysis, compare, quiz, reference, senses
 from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
 from tests.conftest import ROOT
@@ -207,8 +207,6 @@ def test_long_emoji_cjk_and_script_input(text):
 
 
 def test_the_sense_test_section(models):
-    senses = pytest.importorskip("lab.senses", reason="lab/senses.py (the sense pairs) comes with branch "
-                                 "elmo-mini-v2, not merged into this branch yet")
     at = run_page()
     got = traces(at, "Same or different sense?")
     pairs = senses.sense_pairs()
