@@ -186,7 +186,7 @@ neighbours()
 
 def sense_section() -> None:
     st.header("4 · The sense test")
-    tests = {f: models.sense_test(m, f, m.source, state.get("cmp_pool") or "first") for f, m in loaded.items()}
+    tests = {f: models.sense_test(m, state.get("cmp_pool") or "first") for f, m in loaded.items()}
     _sense_chart(tests)
     _own_pair(tests)
     for family, t in tests.items():

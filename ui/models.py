@@ -77,12 +77,16 @@ def elmo_repeats(_model, source: str, tokens: tuple[str, ...], runs: int, dropou
     return repeat_runs(_model, list(tokens), runs, dropout)
 
 
-# a resource: a small frozen result every session reads and none mutates (no copy per view)
+def sense_test(model, pool: str):
+    """``lab.compare.run_sense_test`` of ``model`` on ``lab.senses``' pairs, once per model
+    and pooling for the whole process: it does not depend on anyone's sentences."""
+    return _sense_test(model, model.family, model.source, pool)
+
+
+# a resource: a small frozen result every session reads and none mutates (no copy per view);
+# keyed by family and source (both embedded models are "embedded"), the model not hashed
 @st.cache_resource(show_spinner="Scoring the sense pairs...", max_entries=8)
-def sense_test(_model, family: str, source: str, pool: str):
-    """``lab.compare.run_sense_test`` of a model on ``lab.senses``' pairs, once per model
-    (family and source: both embedded models are "embedded") and pooling for the whole
-    process: it does not depend on anyone's sentences."""
+def _sense_test(_model, family: str, source: str, pool: str):
     from lab import compare, senses
 
     return compare.run_sense_test(_model, senses.sense_pairs(), senses.roc_auc, pool)
