@@ -74,10 +74,18 @@ def _install() -> None:
                      "embedding_parts", "mix", "elmo_outputs", "sentence_vectors", "attention_view",
                      "padding_check"):
             _wrap(m, name, "lab.views")
+    if "lab.compare" in mods:
+        m = mods["lab.compare"]
+        for name in ("align", "model_curve", "neighbours", "placed", "at_best"):
+            _wrap(m, name, "lab.compare")
+    if "lab.reference" in mods:
+        m = mods["lab.reference"].ReferenceStore
+        for name in ("baseline", "self_similarity", "index"):
+            _wrap(m, name, "reference corpus (baseline, self-similarity, index)")
     if "lab.figures" in mods:
         m = mods["lab.figures"]
         for name in ("layer_curve", "bar_by_layer", "heatmap", "attention_heatmap", "model_view",
-                     "attention_lines"):
+                     "attention_lines", "depth_chart", "pair_strip"):
             _wrap(m, name, "figure construction")
     from streamlit.elements.arrow import ArrowMixin
     from streamlit.elements.plotly_chart import PlotlyMixin

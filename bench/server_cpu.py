@@ -1,6 +1,7 @@
 """Server CPU per new view and per click, page by page, with where it goes.
 
-    python bench/server_cpu.py [--views 5] [--clicks 5] [--chars N] [--root CHECKOUT] [--no-profile]
+    python bench/server_cpu.py [--views 5] [--clicks 5] [--chars N] [--pages bert,elmo,attention[,compare]]
+                               [--root CHECKOUT] [--no-profile]
 
 Serves the app (``--root``: another checkout, e.g. a worktree of an older commit, to
 compare), then on each page opens it once to warm up (imports, model load, compilation),
@@ -28,20 +29,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.session import CLICKS, Server, Session, new_sentences, parser  # noqa: E402
 
-PAGES = ("bert", "elmo", "attention")
+PAGES = ("bert", "elmo", "attention")  # the default; --pages may also name compare (ELMo vs BERT)
+EXTRA_PAGES = ("compare",)
 
 
 WARM = 999  # the number of the warm-up sentences
 
 
-async def measure(srv: Server, views: int, clicks: int, chars: int = 0) -> dict:
+async def measure(srv: Server, views: int, clicks: int, chars: int = 0, pages=PAGES) -> dict:
     """{(page, 'view'|'click'): [(cpu_s, wall_s, bytes), ...]}.
 
     A view is a new session (a person opening a link with sentences nobody used yet: the
     URL's sentences are read when a session starts); the clicks are made in the last one.
     """
     results = {}
-    for page in PAGES:
+    for page in pages:
         s = await _session(srv, page, WARM)  # warm-up: imports, model, compilation
         await s.close()
         await asyncio.to_thread(srv.wait_quiet)  # and what the app does in the background after it
@@ -79,7 +81,7 @@ def _row(srv: Server, cpu_before: float, r, page: str, kind: str) -> tuple[float
     return srv.cpu_s() - cpu_before, r.seconds, r.bytes
 
 
-def breakdown(srv: Server) -> None:
+def breakdown(srv: Server, pages=PAGES) -> None:
     path = getattr(srv, "profile", None)
     if not path or not path.exists():
         return
@@ -87,7 +89,7 @@ def breakdown(srv: Server) -> None:
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     print("\nWhere a run's CPU goes (mean per run, ms; from bench/profiled_server.py):")
     table = {}
-    for page in PAGES:
+    for page in pages:
         for kind in ("view", "click"):
             table[(page, kind)] = [r for r in lines if r["page"] == page and str(WARM) not in r["query"]
                                    and r["fragment"] == (kind == "click")]
@@ -116,13 +118,17 @@ def breakdown(srv: Server) -> None:
 def main(argv=None) -> int:
     ap = parser(__doc__, views=5, clicks=5, chars=0)
     ap.add_argument("--no-profile", action="store_true", help="plain streamlit run, no part timers")
+    ap.add_argument("--pages", type=lambda v: v.split(","), default=list(PAGES),
+                    help="the pages measured in turn, comma-separated (default: %(default)s)")
     a = ap.parse_args(argv)
+    if unknown := set(a.pages) - set(PAGES + EXTRA_PAGES):
+        ap.error(f"--pages: no page {', '.join(sorted(unknown))} (pages: {', '.join(PAGES + EXTRA_PAGES)})")
     srv = Server(root=a.root.resolve(), python=a.python)
     if not a.no_profile:
         srv.profile = Path(tempfile.mkdtemp()) / "runs.jsonl"
         srv.launcher = [str(Path(__file__).with_name("profiled_server.py")), str(srv.profile)]
     with srv:
-        results = asyncio.run(measure(srv, a.views, a.clicks, a.chars))
+        results = asyncio.run(measure(srv, a.views, a.clicks, a.chars, a.pages))
         rss = srv.rss_mb()
         print(f"app: {srv.root}; server RSS after: {rss:.0f} MB")
         print(f"{'page':10s} {'action':6s} {'CPU median':>11s} {'CPU max':>8s} {'wall median':>12s} {'sent':>8s}")
@@ -130,7 +136,7 @@ def main(argv=None) -> int:
             cpu, wall, size = zip(*rows)
             print(f"{page:10s} {kind:6s} {statistics.median(cpu):10.2f}s {max(cpu):7.2f}s "
                   f"{statistics.median(wall):11.2f}s {statistics.median(size) / 1e3:6.0f}kB")
-        breakdown(srv)
+        breakdown(srv, a.pages)
     return 0
 
 

@@ -40,9 +40,13 @@ def cosine_matrix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
     if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1]:
         raise ValueError(f"cosine_matrix needs (T, C) and (S, C), got {x.shape} and {y.shape}")
-    xn = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), _EPS)
-    yn = y / np.maximum(np.linalg.norm(y, axis=1, keepdims=True), _EPS)
-    return xn @ yn.T  # (T, C) @ (C, S) -> (T, S)
+    return unit(x) @ unit(y).T  # (T, C) @ (C, S) -> (T, S)
+
+
+def unit(x: np.ndarray) -> np.ndarray:
+    """Each vector (the last axis) divided by its norm, in float64; a zero vector stays zero."""
+    x = np.asarray(x, np.float64)
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), _EPS)
 
 
 def layerwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -258,6 +262,17 @@ def self_similarity(vectors: np.ndarray) -> np.ndarray:
     K = v.shape[1]
     sims = np.stack([cosine_matrix(layer, layer) for layer in v])  # (N, K, K)
     return (sims.sum(axis=(1, 2)) - np.trace(sims, axis1=1, axis2=2)) / (K * (K - 1))
+
+
+def self_similarity_from_sums(unit_sum: np.ndarray, square_sum: np.ndarray, k: int) -> np.ndarray:
+    """``self_similarity`` from running sums, for one pass over a corpus that never holds a
+    word's K vectors at once: the sum of its K unit vectors (N, C) and of their squared
+    norms (N,) -> (N,). The sum of a cosine matrix's off-diagonal cells is
+    ||sum u_i||^2 - sum ||u_i||^2 (a zero vector's unit row is zero, as in ``cosine_matrix``)."""
+    if k < 2:
+        raise ValueError(f"self-similarity needs K >= 2 vectors, got {k}")
+    total = np.asarray(unit_sum, np.float64)
+    return (np.einsum("nc,nc->n", total, total) - np.asarray(square_sum, np.float64)) / (k * (k - 1))
 
 
 def top_k(unit_rows: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

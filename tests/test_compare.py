@@ -125,6 +125,60 @@ def test_store_baseline_self_similarity_and_disk_cache(corpus, tmp_path):
     assert m.calls == built  # the index came from disk
 
 
+def test_self_similarity_from_running_sums_equals_the_cosine_matrix_mean():
+    rng = np.random.default_rng(1)
+    v = rng.normal(size=(3, 7, 5))  # (N, K, C)
+    v[1, 4] = 0.0  # a zero vector: its unit row is zero, its cosines 0
+    u = analysis.unit(v)
+    np.testing.assert_allclose(analysis.self_similarity_from_sums(u.sum(axis=1), np.einsum("nkc,nkc->n", u, u), 7),
+                               analysis.self_similarity(v), rtol=1e-12)
+    with pytest.raises(ValueError):
+        analysis.self_similarity_from_sums(u[:, 0], np.ones(3), 1)
+
+
+class FoggyElmo(FakeElmo):
+    """Cannot place "bank" in a sentence about fog, as a model cannot place a word past its
+    length limit."""
+
+    def run(self, tokens):
+        from dataclasses import replace
+
+        out = super().run(tokens)
+        cut = [[[] if w == "bank" and "fog" in sent else p for w, p in zip(sent, pos)]
+               for sent, pos in zip(tokens, out.word_positions)]
+        return replace(out, word_positions=cut)
+
+
+def test_the_index_pass_leaves_every_words_self_similarity(corpus, tmp_path, monkeypatch):
+    # small limits, so that the tiny corpus has frequent words, rare ones and a capped one
+    monkeypatch.setattr(reference, "MIN_OCCURRENCES", 2)
+    monkeypatch.setattr(reference, "SELF_SIM_CONTEXTS", 4)
+    m = FoggyElmo()
+    store = reference.ReferenceStore(corpus, tmp_path)
+    assert store.self_similarities(m) is None  # no index built yet
+    store.index(m, 1)
+    table = tmp_path / reference.model_key(m) / corpus.digest[:16] / "self-similarity-first.npz"
+    written = table.stat().st_mtime_ns
+    store.index(m, 0)  # another layer's pass leaves the table as it is
+    assert table.stat().st_mtime_ns == written
+    later = reference.ReferenceStore(corpus, tmp_path)  # a later start: the table from disk
+    calls = m.calls
+    words = sorted({w.casefold() for ws in corpus.words for w in ws}) + ["zebra"]
+    looked_up = {w: later.self_similarity(m, w.upper()) for w in words}
+    frequent = {w for w in words if len(corpus.containing(w)) >= 2}
+    assert m.calls == calls  # a frequent word is a lookup; a rare one needs no run either
+    assert frequent == {"bank", "the", "in", "river", "rates"}
+    for w, got in looked_up.items():
+        want = store._compute_self_similarity(m, w, "first")  # its sentences run together, as before
+        assert (got.word, got.contexts, got.used, got.too_rare) == (w.upper(), want.contexts, want.used,
+                                                                     want.too_rare), w
+        if not want.too_rare:
+            np.testing.assert_allclose(got.values, want.values, atol=1e-6, err_msg=w)
+    bank = looked_up["bank"]
+    assert (bank.contexts, bank.used) == (6, 3)  # 4 sentences taken, "bank" not placed in the foggy one
+    assert looked_up["zebra"].contexts == 0 and looked_up["zebra"].too_rare
+
+
 def test_neighbours_are_the_true_top_k(corpus, tmp_path):
     m = FakeElmo()
     store = reference.ReferenceStore(corpus, tmp_path)

@@ -145,6 +145,23 @@ def test_self_similarity_and_a_word_absent_from_the_corpus(models, small_corpus)
                for i in at.info)
 
 
+@pytest.mark.parametrize("family, pool", [("bert", "first"), ("bert", "mean"), ("elmo", "first")])
+def test_the_self_similarity_table_is_each_words_own_run(models, small_corpus, family, pool):
+    """The table an index's pass leaves (what the page reads after its first view) against
+    each frequent word's sentences run on their own, on the real models."""
+    m = models[family]
+    small_corpus.index(m, 1, pool)
+    table = small_corpus.self_similarities(m, pool)
+    corpus = small_corpus.corpus
+    frequent = {w.casefold() for ws in corpus.words for w in ws
+                if len(corpus.containing(w)) >= compare.MIN_OCCURRENCES}
+    assert {"bank", "the"} <= frequent and set(table.rows) == frequent
+    for w in sorted(frequent):
+        got, want = table.get(w), small_corpus._compute_self_similarity(m, w, pool)
+        assert (got.contexts, got.used) == (want.contexts, want.used) and not got.too_rare, w
+        np.testing.assert_allclose(got.values, want.values, atol=2e-6, err_msg=w)  # float32 runs, batched apart
+
+
 def quiz_answer(models, store, wa, wb, a=A, b=B) -> str:
     cs = curves(models, store, wa, wb, a, b)
     words = (split_words(a)[wa], split_words(b)[wb])
