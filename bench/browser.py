@@ -14,7 +14,9 @@ status widget (a fragment rerun often never shows it).
    browser asks for ``/bert`` as soon as the server answers its health check).
 2. After the start-up warm-up (the server's CPU has gone quiet): on the BERT, ELMo and
    attention pages, click a word pill (``--clicks`` times, a different word each time)
-   until the chart that follows the word has changed: p50 / p95 / max.
+   until the chart that follows the word has changed: p50 / p95 / max. ``--pages`` may
+   also name ``compare`` (ELMo vs BERT), where the click is timed until every chart of the
+   page shows its final drawing.
 3. A new sentence A (typed, Ctrl+Enter; ``--sentences`` times, each new) until the
    page's charts show their final drawing: p50 / p95 / max.
 
@@ -41,7 +43,11 @@ PAGES = {
     "bert": ("Word in sentence A", "Cosine similarity at every layer"),
     "elmo": ("Word in sentence A", "at each layer"),
     "attention": ("Query token", "head by head"),
+    "compare": ("Word in sentence A", "at every layer of both models"),  # ELMo vs BERT: not by default
 }
+# The charts a click is timed on, where not only the one named above: on the ELMo vs BERT
+# page the word in A also sets the self-similarity chart and the sense-pair strip below it
+WATCHED = {"compare": None}
 # What is drawn: every text and every path of a chart, as one string.
 SIGNATURE = """el => el.textContent + '|' + Array.from(el.querySelectorAll('path'))
     .map(p => p.getAttribute('d') || '').join(';')"""
@@ -123,7 +129,7 @@ def clicks(pg, base: str, page: str, n: int) -> list[float]:
         if radios.nth(target).get_attribute("aria-checked") == "true":  # already selected
             target = (target + 1) % count
         radios.nth(target).scroll_into_view_if_needed()
-        times.append(timed_in_page(pg, radios.nth(target).click, title))
+        times.append(timed_in_page(pg, radios.nth(target).click, WATCHED.get(page, title)))
         wait_idle(pg)
     return times
 
@@ -154,7 +160,7 @@ def row(name: str, times: list[float]) -> str:
 def main(argv=None) -> int:
     ap = parser(__doc__, clicks=15, sentences=5)
     ap.add_argument("--skip-cold", action="store_true", help="start the server without timing it")
-    ap.add_argument("--pages", default="bert,elmo,attention")
+    ap.add_argument("--pages", default="bert,elmo,attention", help="comma-separated, of: " + ", ".join(PAGES))
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 

@@ -2,7 +2,7 @@
 
     python bench/click_profile.py [--page elmo] [--clicks 12] [--save FILE.cpuprofile] [--root CHECKOUT]
 
-Serves the app, opens one page (``bert``, ``elmo`` or ``attention``) in Debian's Chromium
+Serves the app, opens one page (``bert``, ``elmo``, ``attention`` or ``compare``) in Debian's Chromium
 and clicks a word pill ``--clicks`` times, as ``bench/browser.py`` does. For each click it
 records, from the pointerdown, when the browser sent its request over the websocket, when
 the first answer, the one carrying the chart that follows the word, and the last answer
@@ -51,7 +51,7 @@ HOOK = """(() => {
   window.WebSocket = Stamped;
 })();"""
 # the key of the chart that follows the clicked word (its element's id holds it)
-CHART_KEYS = {"bert": "bert_curve", "elmo": "elmo_bars", "attention": "att_model_view"}
+CHART_KEYS = {"bert": "bert_curve", "elmo": "elmo_bars", "attention": "att_model_view", "compare": "cmp_curves"}
 WARM_CLICKS = 2  # clicked before timing: the first clicks load code and fill caches
 
 

@@ -233,15 +233,15 @@ class SelfSimilaritySums:
     corpus (``embed_words(..., each_batch=sums.add)``): for each frequent word, the sum of
     its unit vectors (N, C) and of their squared norms in the first ``SELF_SIM_CONTEXTS``
     sentences that hold it, one occurrence (the first the model places) per sentence, as
-    ``ReferenceStore._compute_self_similarity`` takes them. About 30 MB for the embedded
-    BERT on the default corpus (753 words x 13 layers x 384); the vectors themselves are
-    never kept."""
+    ``ReferenceStore._compute_self_similarity`` takes them. 16 MB of float64 for the
+    embedded BERT on the default corpus (753 words x 7 layers x 384); the vectors themselves
+    are never kept."""
 
     def __init__(self, corpus: Corpus, pool: str):
         hits: dict[str, list[int]] = {}  # what Corpus.containing gives, for every word at once
         for i, words in enumerate(corpus.words):
-            for w in dict.fromkeys(w.casefold() for w in words):
-                hits.setdefault(w, []).append(i)
+            for word in dict.fromkeys(w.casefold() for w in words):
+                hits.setdefault(word, []).append(i)
         frequent = [w for w, h in hits.items() if len(h) >= MIN_OCCURRENCES]
         self.pool = pool
         self.rows = {w: r for r, w in enumerate(frequent)}
