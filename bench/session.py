@@ -1,5 +1,6 @@
 """What the benchmarks share: a served app on loopback, its CPU and memory from /proc, and a
-client that speaks Streamlit's websocket protocol (no browser).
+client that speaks Streamlit's websocket protocol (no browser). ``Server`` also serves the
+browser tests (``tests/browser.py``) and ``tools/screenshot.py``.
 
 A browser talks to the server over one websocket, ``/_stcore/stream``: it sends
 ``BackMsg(rerun_script=ClientState(...))`` and reads ``ForwardMsg``s until one carries
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -22,8 +24,6 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from tests.browser import _free_port  # the tests' loopback port picker
 
 ROOT = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -46,6 +46,13 @@ def new_sentences(i: int, salt: str = "", chars: int = 0) -> tuple[str, str]:
     return a, b
 
 
+def free_port() -> int:
+    """A loopback port no one listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def parser(doc: str, **counts: int):
     """The command line every benchmark shares: ``--NAME N`` for each count (its default),
     ``--root`` (the checkout to serve, e.g. a worktree of an older commit) and ``--python``."""
@@ -61,7 +68,9 @@ def parser(doc: str, **counts: int):
 
 @dataclass
 class Server:
-    """``streamlit run app.py`` on a free loopback port, from ``root`` (a checkout)."""
+    """``streamlit run app.py`` on a free loopback port, from ``root`` (a checkout), on the
+    embedded models (``env`` adds to or overrides the environment), its output in ``log``
+    (default: /tmp/lab-bench-PORT.log)."""
 
     root: Path = ROOT
     python: str = sys.executable
@@ -73,10 +82,10 @@ class Server:
     launcher: list[str] = field(default_factory=lambda: ["-m", "streamlit"])  # or a wrapper script
 
     def start(self, wait: bool = True) -> "Server":
-        self.port = self.port or _free_port()
+        self.port = self.port or free_port()
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", LAB_WARMUP="1",
                    PYTHONPATH=str(self.root)) | self.env
-        self.log = Path(f"/tmp/lab-bench-{self.port}.log")
+        self.log = self.log or Path(f"/tmp/lab-bench-{self.port}.log")
         self.started = time.monotonic()
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from bench.session import Server
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("LAB_CHROMIUM", "/usr/bin/chromium"))
@@ -33,49 +30,23 @@ def _require_browser() -> None:
     pytest.skip(message)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def serve_app(tmp_path_factory):
-    """Start the app with `streamlit run` on a free port; yield its base URL."""
+    """Start the app with `streamlit run` on a free port (``bench.session.Server``); yield its base URL."""
     _require_browser()
-    port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
     # the ELMo vs BERT page reads a small reference corpus into a fresh cache: its first
     # computation takes seconds, not the minutes of the shipped corpus
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", LAB_WARMUP="1",
-               LAB_REFERENCE_CORPUS=str(ROOT / "tests" / "fixtures" / "small_corpus.txt"),
-               LAB_CACHE_DIR=str(tmp_path_factory.mktemp("reference_cache")))
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
+    srv = Server(env={"LAB_REFERENCE_CORPUS": str(ROOT / "tests" / "fixtures" / "small_corpus.txt"),
+                      "LAB_CACHE_DIR": str(tmp_path_factory.mktemp("reference_cache"))},
+                 log=tmp_path_factory.mktemp("streamlit") / "server.log")
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.5)
-        yield url
-    finally:
-        proc.terminate()
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            srv.start()
+        except RuntimeError as exc:  # exited, or no health answer within 120 s: the log's tail says why
+            pytest.fail(f"streamlit did not start: {exc}")
+        yield srv.url
+    finally:
+        srv.stop()
 
 
 @pytest.fixture(scope="session")

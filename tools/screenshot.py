@@ -9,16 +9,14 @@ Starts the app on a free loopback port, opens it in Debian's Chromium (Playwrigh
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+from bench.session import Server  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -27,35 +25,20 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.address", "127.0.0.1", "--server.headless", "true"],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(180_000)
-            page.goto(url + "/bert?proj=1")
-            chart = page.locator('[data-testid="stPlotlyChart"]', has_text="Cosine similarity at every layer")
-            chart.wait_for()
-            page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-            chart.scroll_into_view_if_needed()  # the chart at the bottom, the word pills above it
-            page.mouse.move(800, 450)
-            page.mouse.wheel(0, 180)
-            page.wait_for_timeout(1500)
-            page.screenshot(path=a.out)
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+    with Server() as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(180_000)
+        page.goto(srv.url + "/bert?proj=1")
+        chart = page.locator('[data-testid="stPlotlyChart"]', has_text="Cosine similarity at every layer")
+        chart.wait_for()
+        page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+        chart.scroll_into_view_if_needed()  # the chart at the bottom, the word pills above it
+        page.mouse.move(800, 450)
+        page.mouse.wheel(0, 180)
+        page.wait_for_timeout(1500)
+        page.screenshot(path=a.out)
+        browser.close()
     print(f"wrote {a.out}")
     return 0
 
