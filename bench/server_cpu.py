@@ -1,13 +1,14 @@
 """Server CPU per new view and per click, page by page, with where it goes.
 
     python bench/server_cpu.py [--views 5] [--clicks 5] [--chars N] [--pages bert,elmo,attention[,compare]]
-                               [--root CHECKOUT] [--no-profile]
+                               [--switches N] [--root CHECKOUT] [--no-profile]
 
 Serves the app (``--root``: another checkout, e.g. a worktree of an older commit, to
 compare), then on each page opens it once to warm up (imports, model load, compilation),
 then opens it ``--views`` times with sentences it has not seen, and clicks a word
 ``--clicks`` times (``--chars``: each sentence grown to about N characters, a pasted
-paragraph). The CPU of one view is utime + stime of the server process
+paragraph; ``--switches``: also flip the page's switch N times, on the pages that have one
+in ``SWITCHES``). The CPU of one view is utime + stime of the server process
 (/proc/PID/stat) before and after the run, as a browser would cause it (the requests go
 over Streamlit's own websocket protocol, ``bench/session.py``). Unless ``--no-profile``,
 the server runs under ``bench/profiled_server.py`` and the table below the figures splits
@@ -34,13 +35,16 @@ EXTRA_PAGES = ("compare",)
 
 
 WARM = 999  # the number of the warm-up sentences
+# --switches: a toggle a person flips on a page (its label begins so)
+SWITCHES = {"compare": "Baseline-adjusted similarity"}
 
 
-async def measure(srv: Server, views: int, clicks: int, chars: int = 0, pages=PAGES) -> dict:
-    """{(page, 'view'|'click'): [(cpu_s, wall_s, bytes), ...]}.
+async def measure(srv: Server, views: int, clicks: int, chars: int = 0, pages=PAGES, switches: int = 0) -> dict:
+    """{(page, 'view'|'click'|'switch'): [(cpu_s, wall_s, bytes), ...]}.
 
     A view is a new session (a person opening a link with sentences nobody used yet: the
-    URL's sentences are read when a session starts); the clicks are made in the last one.
+    URL's sentences are read when a session starts); the clicks and switches are made in
+    the last one.
     """
     results = {}
     for page in pages:
@@ -62,6 +66,13 @@ async def measure(srv: Server, views: int, clicks: int, chars: int = 0, pages=PA
             c0 = srv.cpu_s()
             r = await s.pick(CLICKS[page], (i + 1) % len(options))
             rows.append(_row(srv, c0, r, page, "click"))
+        if switches and page in SWITCHES:
+            label = next(w for w in s.widgets if w.startswith(SWITCHES[page]))
+            rows = results.setdefault((page, "switch"), [])
+            for i in range(switches):
+                c0 = srv.cpu_s()
+                r = await s.switch(label, i % 2 == 0)
+                rows.append(_row(srv, c0, r, page, "switch"))
         await s.close()
     return results
 
@@ -120,6 +131,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-profile", action="store_true", help="plain streamlit run, no part timers")
     ap.add_argument("--pages", type=lambda v: v.split(","), default=list(PAGES),
                     help="the pages measured in turn, comma-separated (default: %(default)s)")
+    ap.add_argument("--switches", type=int, default=0,
+                    help="flip the page's switch this many times too (pages: " + ", ".join(SWITCHES) + "); the "
+                         "profile's 'click' column then holds the switches' fragment runs as well")
     a = ap.parse_args(argv)
     if unknown := set(a.pages) - set(PAGES + EXTRA_PAGES):
         ap.error(f"--pages: no page {', '.join(sorted(unknown))} (pages: {', '.join(PAGES + EXTRA_PAGES)})")
@@ -128,7 +142,7 @@ def main(argv=None) -> int:
         srv.profile = Path(tempfile.mkdtemp()) / "runs.jsonl"
         srv.launcher = [str(Path(__file__).with_name("profiled_server.py")), str(srv.profile)]
     with srv:
-        results = asyncio.run(measure(srv, a.views, a.clicks, a.chars, a.pages))
+        results = asyncio.run(measure(srv, a.views, a.clicks, a.chars, a.pages, a.switches))
         rss = srv.rss_mb()
         print(f"app: {srv.root}; server RSS after: {rss:.0f} MB")
         print(f"{'page':10s} {'action':6s} {'CPU median':>11s} {'CPU max':>8s} {'wall median':>12s} {'sent':>8s}")

@@ -233,6 +233,8 @@ class Session:
         elif kind == "text_area":
             self.widgets[el.text_area.label] = Widget(el.text_area.id, kind, el.text_area.label, [],
                                                       delta.fragment_id)
+        elif kind == "checkbox":  # st.checkbox and st.toggle
+            self.widgets[el.checkbox.label] = Widget(el.checkbox.id, kind, el.checkbox.label, [], delta.fragment_id)
 
     async def open(self, page: str, a: str, b: str, timeout: float = 120) -> RunResult:
         """Open ``page`` with sentences ``a`` and ``b`` (a full script run)."""
@@ -258,6 +260,16 @@ class Session:
 
         w = self.widgets[label]
         state = WidgetState(id=w.id, string_array_value=StringArray(data=[w.options[option]]))
+        return await self._rerun(timeout, widget_states=WidgetStates(widgets=[state]), fragment_id=w.fragment_id)
+
+
+    async def switch(self, label: str, on: bool, timeout: float = 120) -> RunResult:
+        """Turn the toggle (or checkbox) labelled ``label`` on or off, as the browser does: its
+        new value, and a rerun of the fragment it sits in."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
+
+        w = self.widgets[label]
+        state = WidgetState(id=w.id, bool_value=on)
         return await self._rerun(timeout, widget_states=WidgetStates(widgets=[state]), fragment_id=w.fragment_id)
 
 

@@ -78,6 +78,25 @@ def pick_words() -> tuple[int, int]:
     return state.get("cmp_wa"), state.get("cmp_wb")
 
 
+@state.fragment
+def one_word() -> None:
+    """Sections 1 to 4, which all follow the selected words and pooling: a click on a word
+    reruns them, not the model runs, baselines and buttons above."""
+    st.header("1 · One word, both models")
+    wa, wb = pick_words()
+    found = curves(wa, wb)
+    if not found:
+        return
+    question = quiz.least_alike((words[0][wa], words[1][wb]),
+                                {c.short_label: (c.layer_names, c.cosine) for c in found.values()})
+    if not quiz_ui.gate(question, "compare"):
+        return
+    comparison_chart(found)
+    self_similarity(words[0][wa])
+    neighbours(found, words[0][wa])
+    sense_section(found)
+
+
 def curves(wa: int, wb: int) -> dict[str, compare.ModelCurve]:
     """Each model's curve for the two words; a model that cannot place a word says so."""
     found = {}
@@ -90,20 +109,9 @@ def curves(wa: int, wb: int) -> dict[str, compare.ModelCurve]:
     return found
 
 
-st.header("1 · One word, both models")
-wa, wb = pick_words()
-found = curves(wa, wb)
-if not found:
-    state.sync_url()
-    st.stop()
-question = quiz.least_alike((words[0][wa], words[1][wb]),
-                            {c.short_label: (c.layer_names, c.cosine) for c in found.values()})
-if not quiz_ui.gate(question, "compare"):
-    state.sync_url()
-    st.stop()
-
-
-def comparison_chart() -> None:
+@state.fragment
+def comparison_chart(found: dict[str, compare.ModelCurve]) -> None:
+    """The curves of both models; the baseline toggle reruns this alone."""
     adjusted = state.widget(st.toggle, "cmp_adjusted", "Baseline-adjusted similarity: (cos − base) / (1 − base)",
                             help="0 = as alike as two random words of the reference corpus at that layer; 1 = identical.")
     lines = []
@@ -130,12 +138,8 @@ def _labels() -> str:
     return " · ".join(f"{m.short_label}" for m in loaded.values())
 
 
-comparison_chart()
-
-
-def self_similarity() -> None:
+def self_similarity(word: str) -> None:
     st.header("2 · How contextual is each layer?")
-    word = words[0][wa]
     lines, rare = [], []
     for family, m in loaded.items():
         s = store.self_similarity(m, word, state.get("cmp_pool") or "first")
@@ -159,13 +163,12 @@ def self_similarity() -> None:
                    "towards the baseline, the more the layer depends on context.")
 
 
-self_similarity()
-
-
-def neighbours() -> None:
+@state.fragment
+def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
+    """Each model's nearest occurrences of the word of A; a layer choice reruns this alone."""
     st.header("3 · Nearest neighbours in context")
     st.caption(f"The {compare.NEIGHBOURS} word occurrences of the reference corpus nearest to "
-               f"“{md_escape(words[0][wa])}” of sentence A, at a layer of each model.")
+               f"“{md_escape(word)}” of sentence A, at a layer of each model.")
     for col, (family, c) in zip(st.columns(len(found)), found.items()):
         with col:
             key = f"cmp_layer_{family}"
@@ -181,14 +184,11 @@ def neighbours() -> None:
                                   f"{md_escape(n.after)}" for i, n in enumerate(found_n, 1)))
 
 
-neighbours()
-
-
-def sense_section() -> None:
+def sense_section(found: dict[str, compare.ModelCurve]) -> None:
     st.header("4 · The sense test")
     tests = {f: models.sense_test(m, state.get("cmp_pool") or "first") for f, m in loaded.items()}
     _sense_chart(tests)
-    _own_pair(tests)
+    _own_pair(tests, found)
     for family, t in tests.items():
         _most_wrong(t, f"cmp_wrong_{family}")
 
@@ -205,7 +205,7 @@ def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
                "different-sense pair (0.5 = chance, 1 = always).")
 
 
-def _own_pair(tests: dict[str, compare.SenseTest]) -> None:
+def _own_pair(tests: dict[str, compare.SenseTest], found: dict[str, compare.ModelCurve]) -> None:
     mine = {f: compare.placed(t, found[f]) for f, t in tests.items() if f in found}
     charts.show(figures.pair_strip({t.short_label: compare.at_best(t) for t in tests.values()},
                                    {t.short_label: mine[f].cosine if f in mine else None for f, t in tests.items()},
@@ -227,5 +227,5 @@ def _most_wrong(t: compare.SenseTest, key: str) -> None:
     show_table(pd.DataFrame(rows), key=key, projector=fr.projector, hide_index=True)
 
 
-sense_section()
+one_word()
 state.sync_url()
