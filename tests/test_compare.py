@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import numpy as np
@@ -290,3 +291,13 @@ def test_baseline_command_prints_layers_and_self_similarities(tmp_path, monkeypa
     assert [r[0] for r in rows] == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
     assert all(r[-2] == "too" and r[-1] == "rare" for r in rows)  # zebra: not in the corpus
     assert "bank 6 of 6" in out and "zebra 0 of 0" in out
+    assert "neighbour index" not in out
+    # --index: the top layer's index and the self-similarity table, which then answers
+    assert main(["baseline", "--model", "elmo", "--index", "--words", "bank"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"neighbour index of lstm_outputs2, \d+ words .* self-similarity of 2 words", out), out
+    store = reference.ReferenceStore(reference.load_corpus(str(corpus)), tmp_path / "cache")
+    from lab.models.elmo_io import load_elmo
+
+    table = store.self_similarities(load_elmo("embedded"))
+    assert set(table.rows) == {"bank", "the"} and "bank 6 of 6" in out  # the words in 5 sentences or more
