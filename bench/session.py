@@ -262,7 +262,6 @@ class Session:
         state = WidgetState(id=w.id, string_array_value=StringArray(data=[w.options[option]]))
         return await self._rerun(timeout, widget_states=WidgetStates(widgets=[state]), fragment_id=w.fragment_id)
 
-
     async def switch(self, label: str, on: bool, timeout: float = 120) -> RunResult:
         """Turn the toggle (or checkbox) labelled ``label`` on or off, as the browser does: its
         new value, and a rerun of the fragment it sits in."""
