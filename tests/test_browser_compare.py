@@ -70,8 +70,8 @@ def test_both_models_vectors_download_with_bert_attentions(app_server, page):
 
 
 def test_the_baseline_switch_and_another_neighbour_layer(app_server, page):
-    """Each control redraws its own section (a fragment of its own) with the right numbers,
-    and the URL keeps it."""
+    """The baseline switch and a neighbour layer, each in a fragment of its own: the section
+    redraws with the right numbers, the other model's list stays, and the URL keeps both."""
     page.goto(app_server + "/compare")
     page.wait_for_selector(f'svg text:has-text("{ELMO}: baseline (random words)")')
     wait_idle(page)
