@@ -38,10 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import CLICKS, Server, Session, new_sentences, parser  # noqa: E402
-
-PAGES = ("bert", "elmo", "attention")  # the default; and the pages every run warms up
-EXTRA_PAGES = ("compare",)
+from bench.session import CLICKS, PAGES, Server, Session, add_pages_option, new_sentences, parser  # noqa: E402
 
 
 async def one_session(url: str, index: int, repeat: int, a, times: list, errors: list,
@@ -138,8 +135,7 @@ async def warm(url: str, pages) -> None:
 
 def main(argv=None) -> int:
     ap = parser(__doc__, sessions=20, selections=5, repeats=3, chars=0)
-    ap.add_argument("--pages", type=lambda v: v.split(","), default=list(PAGES),
-                    help="the pages the sessions open in turn, comma-separated (default: %(default)s)")
+    add_pages_option(ap, "the pages the sessions open in turn")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds one request may take")
     ap.add_argument("--max-seconds", type=float, default=600.0, help="seconds one repeat may take")
     ap.add_argument("--url", help="an already running app on loopback (RSS then not reported)")
@@ -150,8 +146,6 @@ def main(argv=None) -> int:
                     help="after the last repeat, wait this many seconds (at most 600) and print the RSS again "
                          "(the server keeps a closed session's state for server.disconnectedSessionTTL, 120 s)")
     a = ap.parse_args(argv)
-    if unknown := set(a.pages) - set(PAGES + EXTRA_PAGES):
-        ap.error(f"--pages: no page {', '.join(sorted(unknown))} (pages: {', '.join(PAGES + EXTRA_PAGES)})")
     a.sessions, a.selections, a.repeats = min(a.sessions, 50), min(a.selections, 20), min(a.repeats, 12)
     srv = None
     if a.url:

@@ -28,10 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import CLICKS, Server, Session, new_sentences, parser  # noqa: E402
-
-PAGES = ("bert", "elmo", "attention")  # the default; --pages may also name compare (ELMo vs BERT)
-EXTRA_PAGES = ("compare",)
+from bench.session import CLICKS, PAGES, Server, Session, add_pages_option, new_sentences, parser  # noqa: E402
 
 
 WARM = 999  # the number of the warm-up sentences
@@ -129,14 +126,11 @@ def breakdown(srv: Server, pages=PAGES) -> None:
 def main(argv=None) -> int:
     ap = parser(__doc__, views=5, clicks=5, chars=0)
     ap.add_argument("--no-profile", action="store_true", help="plain streamlit run, no part timers")
-    ap.add_argument("--pages", type=lambda v: v.split(","), default=list(PAGES),
-                    help="the pages measured in turn, comma-separated (default: %(default)s)")
+    add_pages_option(ap, "the pages measured in turn")
     ap.add_argument("--switches", type=int, default=0,
                     help="flip the page's switch this many times too (pages: " + ", ".join(SWITCHES) + "); the "
                          "profile's 'click' column then holds the switches' fragment runs as well")
     a = ap.parse_args(argv)
-    if unknown := set(a.pages) - set(PAGES + EXTRA_PAGES):
-        ap.error(f"--pages: no page {', '.join(sorted(unknown))} (pages: {', '.join(PAGES + EXTRA_PAGES)})")
     srv = Server(root=a.root.resolve(), python=a.python)
     if not a.no_profile:
         srv.profile = Path(tempfile.mkdtemp()) / "runs.jsonl"

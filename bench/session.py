@@ -14,6 +14,7 @@ Nothing here asserts a time; the benchmarks print figures.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import socket
@@ -53,11 +54,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+PAGES = ("bert", "elmo", "attention")  # issue 11's pages: what the benchmarks measure by default
+EXTRA_PAGES = ("compare",)  # ELMo vs BERT, on request (--pages)
+
+
+def add_pages_option(ap, help: str) -> None:
+    """``--pages``: comma-separated page names of ``PAGES`` and ``EXTRA_PAGES`` (default: ``PAGES``)."""
+    def pages(value: str) -> list[str]:
+        names = value.split(",")
+        if unknown := set(names) - set(PAGES + EXTRA_PAGES):
+            raise argparse.ArgumentTypeError(f"no page {', '.join(sorted(unknown))} "
+                                             f"(pages: {', '.join(PAGES + EXTRA_PAGES)})")
+        return names
+
+    ap.add_argument("--pages", type=pages, default=list(PAGES), help=f"{help}, comma-separated (default: %(default)s)")
+
+
 def parser(doc: str, **counts: int):
     """The command line every benchmark shares: ``--NAME N`` for each count (its default),
     ``--root`` (the checkout to serve, e.g. a worktree of an older commit) and ``--python``."""
-    import argparse
-
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     for name, default in counts.items():
         ap.add_argument(f"--{name}", type=int, default=default)

@@ -36,14 +36,14 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
 from lab import analysis, sources
-from lab.compare import MIN_OCCURRENCES, align, find_word, is_word, word_matrix
+from lab.compare import MIN_OCCURRENCES, align, is_word, word_matrix
 from lab.vectors import LayerVectors
 
 CORPUS_FILE = Path(__file__).resolve().parent / "data" / "reference_corpus.txt"
@@ -75,7 +75,16 @@ class Corpus:
 
     def containing(self, word: str) -> list[int]:
         """Indices of the sentences that hold ``word`` (case-blind), in corpus order."""
-        return [i for i, ws in enumerate(self.words) if find_word(ws, word) >= 0]
+        return list(self.sentences_with.get(word.casefold(), ()))
+
+    @cached_property
+    def sentences_with(self) -> dict[str, tuple[int, ...]]:
+        """Every casefolded word -> the sentences that hold it, in corpus order (built once)."""
+        found: dict[str, list[int]] = {}
+        for i, words in enumerate(self.words):
+            for word in dict.fromkeys(w.casefold() for w in words):
+                found.setdefault(word, []).append(i)
+        return {word: tuple(rows) for word, rows in found.items()}
 
 
 def corpus_path() -> Path:
@@ -239,10 +248,7 @@ class SelfSimilaritySums:
     are never kept."""
 
     def __init__(self, corpus: Corpus, pool: str):
-        hits: dict[str, list[int]] = {}  # what Corpus.containing gives, for every word at once
-        for i, words in enumerate(corpus.words):
-            for word in dict.fromkeys(w.casefold() for w in words):
-                hits.setdefault(word, []).append(i)
+        hits = corpus.sentences_with
         frequent = [w for w, h in hits.items() if len(h) >= MIN_OCCURRENCES]
         self.pool = pool
         self.rows = {w: r for r, w in enumerate(frequent)}
@@ -290,10 +296,6 @@ class LayerIndex:
     @property
     def nbytes(self) -> int:
         return self.unit.nbytes + self.rows.nbytes + self.words.nbytes
-
-
-def _unit(vectors: np.ndarray) -> np.ndarray:
-    return (vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12)).astype(np.float32)
 
 
 class ReferenceStore:
@@ -406,7 +408,7 @@ class ReferenceStore:
                 vecs, rows, words, names = embed_words(model, self.corpus.sentences, layer, pool, content_word,
                                                        progress, each_batch=None if sums is None else sums.add)
                 # rounded through float16 now, so a fresh index and one read from disk agree
-                ix = LayerIndex(names[layer], _unit(vecs).astype(np.float16).astype(np.float32), rows, words)
+                ix = LayerIndex(names[layer], analysis.unit(vecs).astype(np.float16).astype(np.float32), rows, words)
                 _write(path, _npz(layer_name=np.array(ix.layer_name), unit=ix.unit.astype(np.float16),
                                   rows=ix.rows.astype(np.int32), words=ix.words.astype(np.int32)))
                 if sums is not None:
