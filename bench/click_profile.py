@@ -1,17 +1,21 @@
 """Where a click's time goes in Chromium: the request, the server's answer, and the page's own work.
 
-    python bench/click_profile.py [--page elmo] [--clicks 12] [--save FILE.cpuprofile] [--root CHECKOUT]
+    python bench/click_profile.py [--page elmo] [--clicks 12] [--sentences N] [--save FILE.cpuprofile]
+                                  [--root CHECKOUT]
 
-Serves the app, opens one page (``bert``, ``elmo``, ``attention`` or ``compare``) in Debian's Chromium
-and clicks a word pill ``--clicks`` times, as ``bench/browser.py`` does. For each click it
-records, from the pointerdown, when the browser sent its request over the websocket, when
-the first answer, the one carrying the chart that follows the word, and the last answer
-arrived, and when that chart showed its new drawing (a hook on the page's WebSocket
-stamps every message as it arrives). Meanwhile Chrome's sampling profiler (over the DevTools protocol) records the page's main thread;
-the table splits its time per click by script (Plotly, React, styles...) and lists the
-functions that took most. The profiler slows the page, so its click times are longer
-than ``bench/browser.py``'s: read them side by side, not against the targets. Prints
-figures; asserts nothing.
+Serves the app, opens one page (``bert``, ``elmo``, ``attention`` or ``compare``) in
+Debian's Chromium and clicks a word pill ``--clicks`` times, as ``bench/browser.py`` does.
+For each click it records, from the pointerdown, when the browser sent its request over
+the websocket, when the first answer, the one carrying the chart that follows the word,
+and the last answer arrived, and when that chart showed its new drawing (a hook on the
+page's WebSocket stamps every message as it arrives), and how many times heatmaps were
+drawn. With ``--sentences N`` it types N new sentences A instead (Ctrl+Enter, as
+``bench/browser.py`` does), each timed from the key press until every chart of the page
+shows its final drawing. Meanwhile Chrome's sampling profiler (over the DevTools
+protocol) records the page's main thread; the table splits its time per input by script
+(Plotly, React, styles...) and lists the functions that took most. The profiler slows
+the page, so its times are longer than ``bench/browser.py``'s: read them side by side,
+not against the targets. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.browser import ARM, PAGES, SETTLED, chart_with, wait_idle  # noqa: E402
-from bench.session import Server, parser  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from bench.session import Server, new_sentences, parser  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, COUNT_HEATMAP_DRAWS  # noqa: E402
 
 # Every websocket message, stamped on arrival (bytes) or on sending (-1), before the app's
 # own handler sees it: this listener is added first. A message whose bytes hold
@@ -55,13 +59,31 @@ CHART_KEYS = {"bert": "bert_curve", "elmo": "elmo_bars", "attention": "att_model
 WARM_CLICKS = 2  # clicked before timing: the first clicks load code and fill caches
 
 
+def timeline(pg, act, title: str | None, key: str | None) -> tuple | None:
+    """One input (``act``), timed from the pointerdown (``key`` None) or the key press: (sent,
+    first answer, the marked chart's message, last answer, messages, bytes, charts drawn,
+    heatmap drawings), times in ms; None if the watched charts (``title``; None: every
+    chart) did not change."""
+    pg.evaluate("window.__ws.length = 0; window.__heatmapDraws = 0")
+    pg.evaluate(ARM, [title, key])
+    act()
+    wait_idle(pg)
+    pg.wait_for_timeout(500)
+    drawn, t0, log = pg.evaluate(SETTLED), pg.evaluate("window.__lab.t0"), pg.evaluate("window.__ws")
+    sent = [t - t0 for t, n, _ in log if n < 0]
+    got = [(t - t0, n, mark) for t, n, mark in log if n >= 0]
+    chart = [t for t, _, mark in got if mark]
+    if drawn is None or not got:
+        return None
+    return (sent[0] if sent else np.nan, got[0][0], chart[0] if chart else np.nan, got[-1][0], len(got),
+            sum(n for _, n, _ in got), drawn * 1000, pg.evaluate("window.__heatmapDraws"))
+
+
 def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict]:
-    """(one row per click: sent, first answer, the chart's message, last answer, messages,
-    bytes, chart drawn; times in ms from the pointerdown) and the profile of the timed clicks."""
+    """One ``timeline`` row per click and the profile of the timed clicks."""
     group_name, title = PAGES[page]
     radios = pg.get_by_role("radiogroup", name=group_name).get_by_role("radio")
     count, target, rows = radios.count(), 0, []
-    pg.evaluate("key => { window.__mark = key; }", CHART_KEYS[page])
     for i in range(clicks + WARM_CLICKS):
         target = (target + 1) % count
         if radios.nth(target).get_attribute("aria-checked") == "true":
@@ -69,18 +91,22 @@ def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict]:
         radios.nth(target).scroll_into_view_if_needed()
         if i == WARM_CLICKS:
             cdp.send("Profiler.start")
-        pg.evaluate("window.__ws.length = 0")
-        pg.evaluate(ARM, [title, None])
-        radios.nth(target).click()
-        wait_idle(pg)
-        pg.wait_for_timeout(500)
-        drawn, t0, log = pg.evaluate(SETTLED), pg.evaluate("window.__lab.t0"), pg.evaluate("window.__ws")
-        sent = [t - t0 for t, n, _ in log if n < 0]
-        got = [(t - t0, n, mark) for t, n, mark in log if n >= 0]
-        chart = [t for t, _, mark in got if mark]
-        if i >= WARM_CLICKS and drawn is not None and got:
-            rows.append((sent[0] if sent else np.nan, got[0][0], chart[0] if chart else np.nan, got[-1][0], len(got),
-                         sum(n for _, n, _ in got), drawn * 1000))
+        row = timeline(pg, radios.nth(target).click, title, None)
+        if i >= WARM_CLICKS and row:
+            rows.append(row)
+    return np.array(rows), cdp.send("Profiler.stop")["profile"]
+
+
+def sentence_times(pg, page: str, n: int, cdp) -> tuple[np.ndarray, dict]:
+    """One ``timeline`` row per new sentence A (every chart watched) and their profile."""
+    box, rows = pg.get_by_role("textbox", name="Sentence A"), []
+    for i in range(n + 1):  # the first loads code that later ones reuse: not timed
+        box.fill(new_sentences(i, f"profile-{page}")[0])
+        if i == 1:
+            cdp.send("Profiler.start")
+        row = timeline(pg, lambda: box.press("Control+Enter"), None, "Enter")
+        if i >= 1 and row:
+            rows.append(row)
     return np.array(rows), cdp.send("Profiler.stop")["profile"]
 
 
@@ -99,6 +125,8 @@ def self_times(profile: dict) -> tuple[collections.Counter, collections.Counter]
 def main(argv=None) -> int:
     ap = parser(__doc__, clicks=12)
     ap.add_argument("--page", choices=sorted(PAGES), default="elmo")
+    ap.add_argument("--sentences", type=int, default=0,
+                    help="type this many new sentences A instead of clicking (each timed until every chart is final)")
     ap.add_argument("--save", type=Path, help="write the timed clicks' profile here (a .cpuprofile for Chrome's DevTools)")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -110,6 +138,7 @@ def main(argv=None) -> int:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             ctx = browser.new_context(viewport={"width": 1280, "height": 900})
             ctx.add_init_script(HOOK)
+            ctx.add_init_script(COUNT_HEATMAP_DRAWS)
             pg = ctx.new_page()
             pg.set_default_timeout(120_000)
             pg.goto(f"{srv.url}/{a.page}")
@@ -118,7 +147,11 @@ def main(argv=None) -> int:
             cdp = ctx.new_cdp_session(pg)
             cdp.send("Profiler.enable")
             cdp.send("Profiler.setSamplingInterval", {"interval": 200})  # microseconds
-            rows, profile = click_times(pg, a.page, a.clicks, cdp)
+            pg.evaluate("key => { window.__mark = key; }", CHART_KEYS[a.page])
+            if a.sentences:
+                rows, profile = sentence_times(pg, a.page, a.sentences, cdp)
+            else:
+                rows, profile = click_times(pg, a.page, a.clicks, cdp)
             browser.close()
     finally:
         srv.stop()
@@ -126,17 +159,20 @@ def main(argv=None) -> int:
         a.save.write_text(json.dumps(profile))
     n = len(rows)
     if not n:
-        print("no click changed the chart")
+        print("no input changed the charts")
         return 1
     med = np.nanmedian(rows, axis=0)
-    print(f"app: {srv.root}; {a.page} page, {n} clicks (medians, ms from the pointerdown, under the profiler)")
+    what = f"{n} new sentences (medians, ms from the key press" if a.sentences else f"{n} clicks (medians, ms from the pointerdown"
+    print(f"app: {srv.root}; {a.page} page, {what}, under the profiler)")
     print(f"  request sent {med[0]:.0f} · first answer {med[1]:.0f} · the chart's message {med[2]:.0f} · "
-          f"last answer {med[3]:.0f} ({med[4]:.0f} messages, {med[5] / 1000:.0f} kB) · chart drawn {med[6]:.0f}")
+          f"last answer {med[3]:.0f} ({med[4]:.0f} messages, {med[5] / 1000:.0f} kB) · "
+          f"{'every chart' if a.sentences else 'chart'} drawn {med[6]:.0f} · heatmaps drawn {med[7]:.0f} times")
     by_script, by_function = self_times(profile)
-    print("main thread per click, ms, by script ((idle) includes the waits between clicks):")
+    each = "new sentence" if a.sentences else "click"
+    print(f"main thread per {each}, ms, by script ((idle) includes the waits between them):")
     for name, ms in by_script.most_common(12):
         print(f"  {ms / n:7.1f}  {name}")
-    print("functions that took most, per click, ms:")
+    print(f"functions that took most, per {each}, ms:")
     for name, ms in [(k, v) for k, v in by_function.most_common() if not k.startswith("(")][:15]:
         print(f"  {ms / n:7.1f}  {name}")
     return 0

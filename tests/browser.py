@@ -77,6 +77,15 @@ def page(browser):
     context.close()
 
 
+# An init script: counts heatmap drawings in ``window.__heatmapDraws``. Plotly draws a
+# heatmap's cells on a canvas and turns it into an image once per drawing (toDataURL).
+COUNT_HEATMAP_DRAWS = """(() => {
+  window.__heatmapDraws = 0;
+  const toDataURL = HTMLCanvasElement.prototype.toDataURL;
+  HTMLCanvasElement.prototype.toDataURL = function (...args) { window.__heatmapDraws++; return toDataURL.apply(this, args); };
+})();"""
+
+
 def wait_idle(pg, settle_ms: int = 500) -> None:
     """Wait until Streamlit has finished running the script (no 'Running...' status)."""
     pg.wait_for_timeout(settle_ms)
