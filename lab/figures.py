@@ -11,7 +11,7 @@ colour-blind-safe colour scales.
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import html
 import math
 import re
@@ -73,37 +73,89 @@ def _title(title: str, model_label: str, projector: bool = False) -> dict:
     return {"text": f"{heading}<br>{model}", "x": 0.0, "xanchor": "left"}
 
 
-TEMPLATE = "plotly_white"
+# The charts' look, as plain layout values: what Streamlit's light chart theme made of
+# Plotly's "plotly_white" template on this app's figures (Streamlit 1.67, read back from
+# the drawn charts). The figures carry it themselves, with no template, and are shown with
+# ``theme=None``: Streamlit's chart element hands Plotly a JSON copy of every new figure
+# right after drawing it (its theme step), and a template, a themed title or a base64
+# typed array in that copy makes ``Plotly.react`` draw the whole chart a second time.
+FONT_FAMILY = '"Source Sans", sans-serif'
+TEXT_COLOUR, HEADING_COLOUR, LEGEND_COLOUR = "#808495", "#2F2D2B", "#262730"
+GRID_COLOUR, BORDER_COLOUR, BACKGROUND = "#e6eaf1", "#DCD8D4", "#FFFFFF"
+COLOURWAY = ("#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880", "#FF97FF", "#FECB52")
 
 
-@functools.cache
-def _template() -> dict:
-    """The figures' Plotly template as plain data, resolved once."""
-    import plotly.io as pio
+def _look() -> dict:
+    """The layout every figure starts from (its own values win, ``_merged``)."""
+    axis = {"ticks": "", "tickcolor": GRID_COLOUR, "gridcolor": GRID_COLOUR, "zerolinecolor": GRID_COLOUR,
+            "zerolinewidth": 2, "automargin": True, "tickfont": {"color": TEXT_COLOUR},
+            "title": {"font": {"color": TEXT_COLOUR}}}
+    return {
+        "font": {"family": FONT_FAMILY, "color": TEXT_COLOUR},
+        "title": {"font": {"family": FONT_FAMILY, "color": HEADING_COLOUR, "weight": "bold"}, "pad": {"l": 4}},
+        "paper_bgcolor": BACKGROUND, "plot_bgcolor": BACKGROUND, "colorway": list(COLOURWAY),
+        "hovermode": "closest", "autotypenumbers": "strict",  # a token "1" stays a category
+        "hoverlabel": {"bgcolor": BACKGROUND, "bordercolor": BORDER_COLOUR, "align": "left",
+                       "font": {"family": FONT_FAMILY, "color": TEXT_COLOUR, "size": 12}},
+        "legend": {"font": {"color": LEGEND_COLOUR}, "bordercolor": "rgba(0,0,0,0)", "borderwidth": 0, "valign": "top"},
+        "margin": {"pad": 8},
+        "xaxis": _merged(axis, {"showgrid": False, "zeroline": False, "title": {"standoff": 20}}),
+        "yaxis": _merged(axis, {"showgrid": True, "zeroline": True, "title": {"standoff": 24}}),
+    }
 
-    return pio.templates[TEMPLATE].to_plotly_json()
+
+def _merged(base: dict, top: dict) -> dict:
+    """``top`` over ``base``, nested dicts merged key by key."""
+    out = dict(base)
+    for key, value in top.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
-def _set_template(fig: go.Figure) -> None:
-    """``layout.template = TEMPLATE``, without re-validating the template's hundreds of
-    properties: Plotly does that on every assignment, about 20 ms of a figure's 25-60 ms.
-    The template is Plotly's own (valid by construction); the figure's JSON is the same
-    (tests/test_figures.py checks it)."""
-    fig.layout._validate = False  # plotly's switch for trusted input (BaseFigure(_validate=False))
-    try:
-        fig.layout.template = _template()
-    finally:
-        fig.layout._validate = True
+PLAIN_ARRAY_MAX = 4096  # numbers in one array sent as a JSON list (see _plain)
+
+
+def _plain(value):
+    """``value`` (a trace as Plotly's JSON dict, or a part of one) with its NumPy arrays of
+    up to ``PLAIN_ARRAY_MAX`` numbers as plain lists.
+
+    Plotly writes NumPy arrays as base64 typed arrays, which ``Plotly.react`` decodes anew
+    on each call and so always counts as changed; plain arrays under an unchanged
+    ``layout.datarevision`` count as unchanged, and the chart is drawn once. Larger arrays
+    (the attention model view's grid) stay typed: as text they would be several times the
+    size to send."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and value.size <= PLAIN_ARRAY_MAX:
+        return value.tolist()
+    return value
+
+
+def _data_revision(data: list[dict]) -> str:
+    """A fingerprint of the traces' contents: ``layout.datarevision``, so that Plotly skips
+    comparing data arrays when a figure is handed to it again unchanged, and compares them
+    whenever the data differ."""
+    h = hashlib.blake2b(digest_size=8)
+    for trace in data:
+        for name, value in sorted(trace.items()):
+            h.update(name.encode())
+            if isinstance(value, np.ndarray) and value.dtype != object:
+                h.update(f"{value.dtype}{value.shape}".encode())
+                h.update(np.ascontiguousarray(value).tobytes())
+            else:
+                h.update(repr(value).encode())
+    return h.hexdigest()
 
 
 def _figure(traces: list, title: str, model_label: str, projector: bool, margin_top: int = 0,
             margin_right: int = 10, numeric_axes: Sequence[str] = (), **layout) -> go.Figure:
     """The figure of ``traces`` with the common layout (title and model line, type sizes,
-    margins, template) plus ``layout``, built in one go: Plotly validates a layout given to
-    the constructor once, while each ``update_layout`` / ``update_xaxes`` / ``add_shape``
-    on a built figure goes through its batch-update machinery again (most of a figure's
-    build time before). Margins fit the tick labels (``_fit_margins``; ``numeric_axes``
-    names the axes whose ticks are numbers)."""
+    margins, the look of ``_look``) plus ``layout``, built in one go: each
+    ``update_layout`` / ``update_xaxes`` / ``add_shape`` on a built figure goes through
+    Plotly's batch-update machinery again (most of a figure's build time before). Margins
+    fit the tick labels (``_fit_margins``; ``numeric_axes`` names the axes whose ticks are
+    numbers). Small arrays go as plain lists and the layout carries a ``datarevision``
+    (``_plain``, ``_data_revision``), so that the browser draws the figure once."""
     s = style(projector)
     head = _title(title, model_label, projector)
     head["font"] = {"size": s["title"]}
@@ -125,8 +177,17 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
         layout[axis] = ax
     layout["legend"] = {"font": {"size": s["font"]}} | dict(layout.get("legend") or {})
     _fit_margins(layout, traces, s, numeric_axes)
-    fig = go.Figure(data=traces, layout=layout)
-    _set_template(fig)
+    # The traces were validated as they were built; as JSON dicts with plain lists they go
+    # into the figure unvalidated, with the layout: validating the lists and the look again
+    # cost more than building the figure (tests/test_figures.py puts every kind of figure
+    # through Plotly's validated path and compares).
+    data = [_plain(trace.to_plotly_json()) for trace in traces]
+    layout["datarevision"] = _data_revision(data)
+    fig = go.Figure(data=data, layout=_merged(_look(), layout), _validate=False)
+    # The look is in the layout: no template (Plotly adds its default one). Assigning None
+    # removes a property only where the layout validates (Plotly's switch, as in go.Figure).
+    fig.layout._validate = True
+    fig.layout.template = None
     return fig
 
 
@@ -266,6 +327,7 @@ def bar_by_layer(
     bar = go.Bar(
         x=[label(n) for n in layer_names], y=values, text=[f"{v:.3f}" for v in values],
         textposition="outside", marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
+        marker_line={"color": BACKGROUND, "width": 0.5},
         textfont_size=s["cell_text"],
     )
     return _figure([bar], title, model_label, projector, numeric_axes=("y",), xaxis={"tickfont": {"size": s["tick"]}},
@@ -313,7 +375,7 @@ def heatmap(
         hovertemplate="%{customdata}<br>" + value_name + " %{z:.3f}<extra></extra>",
         texttemplate="%{z:.2f}" if show_values else None,
         textfont={"size": s["cell_text"]},
-        colorbar={"thickness": s["colorbar"], "tickfont": {"size": s["tick"]}},
+        colorbar={"thickness": s["colorbar"], "tickfont": {"size": s["tick"]}, "outlinewidth": 0, "ticks": ""},
         xgap=1, ygap=1,
         hoverinfo="skip" if clickable else None,
     )]

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.browser import click_cell, click_pill, outline_over, type_sentence, wait_idle
+from tests.browser import COUNT_HEATMAP_DRAWS, click_cell, click_pill, outline_over, type_sentence, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -45,3 +45,21 @@ def test_the_a_by_b_outline_moves_to_the_selected_cell_without_redrawing_the_map
     page.wait_for_selector('text=Token cosine "bank" / "river"')
     outline_over(page, "bert_ab", "bank", "river")
     assert cross.locator(".js-plotly-plot").evaluate("gd => gd.__drawn_once === true")  # not drawn again
+
+
+def test_a_new_sentence_draws_each_map_once(app_server, page):
+    """Each map that a new sentence changes is drawn once. Streamlit's chart element hands
+    Plotly a JSON copy of every new figure right after drawing it; while the figures
+    carried a template and typed arrays (and Streamlit's theme), Plotly drew each of them a
+    second time (lab.figures._plain)."""
+    page.add_init_script(COUNT_HEATMAP_DRAWS)
+    page.goto(app_server + "/bert")
+    page.wait_for_selector('text=Token cosine "bank" / "bank"')
+    wait_idle(page)
+    maps = page.locator('[data-testid="stPlotlyChart"] g.heatmaplayer').count()
+    page.evaluate("window.__heatmapDraws = 0")
+    type_sentence(page, "Sentence A", "Her bank account was empty by Friday.")
+    page.wait_for_selector('text=Token cosine "bank" / "bank"')
+    page.wait_for_timeout(1500)  # a second drawing came 0.1-0.3 s after the first
+    assert maps == 2  # the word's token map and the A x B map
+    assert page.evaluate("window.__heatmapDraws") == maps

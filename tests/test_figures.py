@@ -75,7 +75,11 @@ def test_model_view_and_lines():
             np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, fig.layout.meta, layer, head),
                                           attn[layer, head].astype(np.float32))  # sent as float32
     assert np.isnan(np.asarray(fig.data[0].z, float)[3]).all()  # the blank row between layers
-    spec = json.loads(plotly.io.to_json(fig))["data"][0]  # compact to send: 4 + 4 x 1 bytes a cell
+    assert isinstance(json.loads(plotly.io.to_json(fig))["data"][0]["z"], list)  # a small grid: plain lists
+    # the grid of a page's default sentences (6 x 12 heads of 14 tokens) stays compact to
+    # send: 4 + 4 x 1 bytes a cell
+    page_size = np.random.default_rng(1).dirichlet(np.ones(14), size=(6, 12, 14))
+    spec = json.loads(plotly.io.to_json(figures.model_view(page_size, list("abcdefghijklmn"), "T", "M")))["data"][0]
     assert spec["z"]["dtype"] == "f4" and spec["customdata"]["dtype"] == "u1"
     hover = np.asarray(fig.data[0].customdata)
     assert hover[4 + 2, 3 * 4 + 1].tolist() == [2, 4, 2, 1]  # layer 2, head 4 (from 1); query 2 -> key 1 (positions)
@@ -90,15 +94,57 @@ def test_bar_by_layer():
     assert list(fig.data[0].text) == ["0.900", "0.400"]
 
 
-def test_template_is_set_as_plotly_would():
-    import json
+def _every_kind_of_figure() -> list[go.Figure]:
+    attn = np.random.default_rng(0).dirichlet(np.ones(3), size=(2, 4, 3))
+    return [
+        figures.heatmap(np.eye(2), ["a", "b"], ["c", "d"], "T", "M"),
+        figures.attention_heatmap(attn[0, 0], ["a", "b", "c"], "T", "M", projector=True),
+        figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M"),
+        figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M", groups=[0, 1]),
+        figures.model_view(attn, ["a", "b", "c"], "T", "M"),
+        figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M"),
+        figures.depth_chart([figures.DepthLine("m", ["e", "1"], [0.0, 1.0], [1.0, 0.5])], "T", "M"),
+        figures.pair_strip({"m": {"same sense": ([0.5], ["x"]), "different sense": ([0.2], ["y"])}}, {"m": 0.4}, "T", "M"),
+    ]
 
-    import plotly.io as pio
 
-    fig = figures.heatmap(np.eye(2), ["a", "b"], ["c", "d"], "T", "M")
-    validated = go.Figure(fig).update_layout(template=figures.TEMPLATE)  # Plotly's own, validated path
-    assert json.loads(pio.to_json(fig)) == json.loads(pio.to_json(validated))
-    assert fig.layout.template.layout.font.color == pio.templates[figures.TEMPLATE].layout.font.color
+def test_figures_carry_their_look_and_no_template():
+    """Shown with ``theme=None`` and no template (a template in the JSON copy that
+    Streamlit's chart element hands Plotly after drawing makes Plotly draw it again), the
+    figures carry the look themselves."""
+    for fig in _every_kind_of_figure():
+        layout = json.loads(plotly.io.to_json(fig, validate=False))["layout"]  # as st.plotly_chart writes it
+        assert "template" not in layout
+        assert layout["font"]["family"] == figures.FONT_FAMILY and layout["paper_bgcolor"] == figures.BACKGROUND
+        assert layout["title"]["font"]["color"] == figures.HEADING_COLOUR and layout["title"]["font"]["weight"] == "bold"
+        assert layout["autotypenumbers"] == "strict"  # a token or layer named "1" stays a category
+    fig = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M", y_title="cos")
+    assert fig.layout.yaxis.title.text == "cos" and fig.layout.yaxis.title.standoff == 24  # the figure's own and the look's
+    assert fig.layout.yaxis.gridcolor == figures.GRID_COLOUR and fig.layout.xaxis.showgrid is False
+
+
+def test_traces_put_in_unvalidated_are_what_plotly_validates():
+    """The traces go into the figure as JSON without a second validation: Plotly's validated
+    path makes the same figure of them."""
+    for fig in _every_kind_of_figure():
+        validated = go.Figure(fig.to_plotly_json())  # every property checked against Plotly's schema
+        validated.layout.template = None
+        assert json.loads(plotly.io.to_json(fig, validate=False)) == json.loads(plotly.io.to_json(validated, validate=False))
+
+
+def test_small_arrays_go_as_lists_and_the_data_revision_follows_the_data():
+    """Plain lists under a ``layout.datarevision``: Plotly then finds an unchanged figure
+    unchanged (typed arrays count as new on every ``Plotly.react``), and draws it once."""
+    z = np.array([[1.0, np.nan], [0.25, -0.5]], np.float32)
+    spec = json.loads(plotly.io.to_json(figures.heatmap(z, ["a", "b"], ["c", "d"], "T", "M"), validate=False))
+    heat, clicks = spec["data"]
+    assert heat["z"] == [[1.0, None], [0.25, -0.5]]  # exact, NaN as null
+    assert all(isinstance(v, list) for v in (clicks["x"], clicks["y"], clicks["customdata"]))
+    again = figures.heatmap(z.copy(), ["a", "b"], ["c", "d"], "T", "M")
+    other = figures.heatmap(z * 2, ["a", "b"], ["c", "d"], "T", "M")
+    relabelled = figures.heatmap(z, ["a", "x"], ["c", "d"], "T", "M")  # the hover text is data too
+    assert spec["layout"]["datarevision"] == again.layout.datarevision
+    assert len({spec["layout"]["datarevision"], other.layout.datarevision, relabelled.layout.datarevision}) == 3
 
 
 def test_margins_fit_the_labels_so_plotly_need_not_measure_them():

@@ -39,8 +39,11 @@ def title_of(fig: go.Figure) -> str:
 
 def show(fig: go.Figure, key: str, **kwargs):
     """``st.plotly_chart`` with the app's toolbar, the image named after the figure's title;
-    ``kwargs`` as for ``st.plotly_chart`` (``on_select``, ``selection_mode``...)."""
-    return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), **kwargs)
+    ``kwargs`` as for ``st.plotly_chart`` (``on_select``, ``selection_mode``...). The
+    figures carry their own look (``figures._look``) and are shown without Streamlit's
+    chart theme, which the browser applies to a copy of each new figure after drawing it:
+    Plotly then drew every new chart a second time."""
+    return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), theme=None, **kwargs)
 
 
 MEMO_CELLS = 64 * 64  # larger maps are built each time: a 512 x 512 one holds about 107 MB
@@ -123,7 +126,7 @@ def preload():
         st.markdown(f"<style>:has(> .st-key-{PRELOAD_KEY}) {{position: absolute; width: 600px; height: 0; "
                     f"overflow: hidden; visibility: hidden; pointer-events: none}} .st-key-{PRELOAD_KEY} "
                     "{width: 600px}</style>", unsafe_allow_html=True)
-        st.plotly_chart(fig, key=f"{PRELOAD_KEY}_chart", config=toolbar("loading"))
+        st.plotly_chart(fig, key=f"{PRELOAD_KEY}_chart", config=toolbar("loading"), theme=None)
         st.dataframe({"token": ["a", "b"], "cosine": [0.5, -0.25]}, key=f"{PRELOAD_KEY}_table")
     return slot
 
