@@ -142,8 +142,8 @@ def _data_revision(data: list[dict]) -> str:
             if isinstance(value, np.ndarray) and value.dtype != object:
                 h.update(f"{value.dtype}{value.shape}".encode())
                 h.update(np.ascontiguousarray(value).tobytes())
-            else:
-                h.update(repr(value).encode())
+            else:  # lists, texts, settings (an array's repr would leave out the middle of a long one)
+                h.update(repr(value.tolist() if isinstance(value, np.ndarray) else value).encode())
     return h.hexdigest()
 
 
