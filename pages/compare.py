@@ -78,6 +78,12 @@ def pick_words() -> tuple[int, int]:
     return state.get("cmp_wa"), state.get("cmp_wb")
 
 
+def pooling() -> str:
+    """BERT's word vector from its pieces, as chosen: "first" or "mean" ("first" while the
+    control is cleared)."""
+    return state.get("cmp_pool") or "first"
+
+
 @state.fragment
 def one_word() -> None:
     """Sections 1 to 4, which all follow the selected words and pooling: a click on a word
@@ -102,8 +108,7 @@ def curves(wa: int, wb: int) -> dict[str, compare.ModelCurve]:
     found = {}
     for family, out in runs.items():
         try:
-            found[family] = compare.model_curve(out, (0, wa), (1, wb), state.get("cmp_pool") or "first",
-                                                baselines[family].values)
+            found[family] = compare.model_curve(out, (0, wa), (1, wb), pooling(), baselines[family].values)
         except ValueError as exc:
             st.warning(f"{md_escape(str(exc))}. Its curve is left out; pick another word to compare both models.")
     return found
@@ -142,7 +147,7 @@ def self_similarity(word: str) -> None:
     st.header("2 · How contextual is each layer?")
     lines, rare = [], []
     for family, m in loaded.items():
-        s = store.self_similarity(m, word, state.get("cmp_pool") or "first")
+        s = store.self_similarity(m, word, pooling())
         if s.too_rare:
             rare.append(f"{m.short_label}: {s.used} usable")
             continue
@@ -177,8 +182,7 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
             layer = state.widget(st.selectbox, key, f"{c.short_label} layer", options=list(range(len(c.layer_names))),
                                  format_func=lambda i, c=c: c.layer_names[i])
             index = models.with_progress(f"{c.short_label} vectors of the corpus at {c.layer_names[layer]}",
-                                         lambda p, f=family: store.index(loaded[f], layer,
-                                                                         state.get("cmp_pool") or "first", p))
+                                         lambda p, f=family: store.index(loaded[f], layer, pooling(), p))
             found_n = compare.neighbours(index, store.corpus.sentences, c.vectors_a[layer])
             st.markdown("\n".join(f"{i}. `{n.cosine:.3f}` {md_escape(n.before)}**{md_escape(n.word)}**"
                                   f"{md_escape(n.after)}" for i, n in enumerate(found_n, 1)))
@@ -186,7 +190,7 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
 
 def sense_section(found: dict[str, compare.ModelCurve]) -> None:
     st.header("4 · The sense test")
-    tests = {f: models.sense_test(m, state.get("cmp_pool") or "first") for f, m in loaded.items()}
+    tests = {f: models.sense_test(m, pooling()) for f, m in loaded.items()}
     _sense_chart(tests)
     _own_pair(tests, found)
     for family, t in tests.items():
