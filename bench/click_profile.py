@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import ARM, PAGES, SETTLED, chart_with, wait_idle  # noqa: E402
+from bench.browser import PAGES, chart_with, timed_in_page, wait_idle  # noqa: E402
 from bench.session import Server, new_sentences, parser  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, COUNT_HEATMAP_DRAWS  # noqa: E402
 
@@ -65,15 +65,12 @@ def timeline(pg, act, title: str | None, key: str | None) -> tuple | None:
     heatmap drawings), times in ms; None if the watched charts (``title``; None: every
     chart) did not change."""
     pg.evaluate("window.__ws.length = 0; window.__heatmapDraws = 0")
-    pg.evaluate(ARM, [title, key])
-    act()
-    wait_idle(pg)
-    pg.wait_for_timeout(500)
-    drawn, t0, log = pg.evaluate(SETTLED), pg.evaluate("window.__lab.t0"), pg.evaluate("window.__ws")
+    drawn = timed_in_page(pg, act, title, key)
+    t0, log = pg.evaluate("window.__lab.t0"), pg.evaluate("window.__ws")
     sent = [t - t0 for t, n, _ in log if n < 0]
     got = [(t - t0, n, mark) for t, n, mark in log if n >= 0]
     chart = [t for t, _, mark in got if mark]
-    if drawn is None or not got:
+    if np.isnan(drawn) or not got:
         return None
     return (sent[0] if sent else np.nan, got[0][0], chart[0] if chart else np.nan, got[-1][0], len(got),
             sum(n for _, n, _ in got), drawn * 1000, pg.evaluate("window.__heatmapDraws"))
