@@ -122,6 +122,7 @@ def clicks(pg, base: str, page: str, n: int) -> list[float]:
     wait_idle(pg)
     group = pg.get_by_role("radiogroup", name=group_name)
     radios = group.get_by_role("radio")
+    radios.first.wait_for()  # drawn with the page, but not always by the time it is idle
     count = radios.count()
     times, target = [], 0
     for _ in range(n):

@@ -1,7 +1,7 @@
 """Where a click's time goes in Chromium: the request, the server's answer, and the page's own work.
 
     python bench/click_profile.py [--page elmo] [--clicks 12] [--sentences N] [--save FILE.cpuprofile]
-                                  [--root CHECKOUT]
+                                  [--no-profile] [--root CHECKOUT]
 
 Serves the app, opens one page (``bert``, ``elmo``, ``attention`` or ``compare``) in
 Debian's Chromium and clicks a word pill ``--clicks`` times, as ``bench/browser.py`` does.
@@ -15,7 +15,8 @@ shows its final drawing. Meanwhile Chrome's sampling profiler (over the DevTools
 protocol) records the page's main thread; the table splits its time per input by script
 (Plotly, React, styles...) and lists the functions that took most. The profiler slows
 the page, so its times are longer than ``bench/browser.py``'s: read them side by side,
-not against the targets. Prints figures; asserts nothing.
+not against the targets; ``--no-profile`` gives the same timeline without it. Prints
+figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -80,18 +81,19 @@ def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict]:
     """One ``timeline`` row per click and the profile of the timed clicks."""
     group_name, title = PAGES[page]
     radios = pg.get_by_role("radiogroup", name=group_name).get_by_role("radio")
+    radios.first.wait_for()
     count, target, rows = radios.count(), 0, []
     for i in range(clicks + WARM_CLICKS):
         target = (target + 1) % count
         if radios.nth(target).get_attribute("aria-checked") == "true":
             target = (target + 1) % count
         radios.nth(target).scroll_into_view_if_needed()
-        if i == WARM_CLICKS:
+        if i == WARM_CLICKS and cdp:
             cdp.send("Profiler.start")
         row = timeline(pg, radios.nth(target).click, title, None)
         if i >= WARM_CLICKS and row:
             rows.append(row)
-    return np.array(rows), cdp.send("Profiler.stop")["profile"]
+    return np.array(rows), cdp.send("Profiler.stop")["profile"] if cdp else None
 
 
 def sentence_times(pg, page: str, n: int, cdp) -> tuple[np.ndarray, dict]:
@@ -99,12 +101,12 @@ def sentence_times(pg, page: str, n: int, cdp) -> tuple[np.ndarray, dict]:
     box, rows = pg.get_by_role("textbox", name="Sentence A"), []
     for i in range(n + 1):  # the first loads code that later ones reuse: not timed
         box.fill(new_sentences(i, f"profile-{page}")[0])
-        if i == 1:
+        if i == 1 and cdp:
             cdp.send("Profiler.start")
         row = timeline(pg, lambda: box.press("Control+Enter"), None, "Enter")
         if i >= 1 and row:
             rows.append(row)
-    return np.array(rows), cdp.send("Profiler.stop")["profile"]
+    return np.array(rows), cdp.send("Profiler.stop")["profile"] if cdp else None
 
 
 def self_times(profile: dict) -> tuple[collections.Counter, collections.Counter]:
@@ -124,6 +126,7 @@ def main(argv=None) -> int:
     ap.add_argument("--page", choices=sorted(PAGES), default="elmo")
     ap.add_argument("--sentences", type=int, default=0,
                     help="type this many new sentences A instead of clicking (each timed until every chart is final)")
+    ap.add_argument("--no-profile", action="store_true", help="the timeline alone, without Chrome's profiler")
     ap.add_argument("--save", type=Path, help="write the timed clicks' profile here (a .cpuprofile for Chrome's DevTools)")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -141,9 +144,11 @@ def main(argv=None) -> int:
             pg.goto(f"{srv.url}/{a.page}")
             chart_with(pg, PAGES[a.page][1]).wait_for()
             wait_idle(pg)
-            cdp = ctx.new_cdp_session(pg)
-            cdp.send("Profiler.enable")
-            cdp.send("Profiler.setSamplingInterval", {"interval": 200})  # microseconds
+            cdp = None
+            if not a.no_profile:
+                cdp = ctx.new_cdp_session(pg)
+                cdp.send("Profiler.enable")
+                cdp.send("Profiler.setSamplingInterval", {"interval": 200})  # microseconds
             pg.evaluate("key => { window.__mark = key; }", CHART_KEYS[a.page])
             if a.sentences:
                 rows, profile = sentence_times(pg, a.page, a.sentences, cdp)
@@ -152,7 +157,7 @@ def main(argv=None) -> int:
             browser.close()
     finally:
         srv.stop()
-    if a.save:
+    if a.save and profile:
         a.save.write_text(json.dumps(profile))
     n = len(rows)
     if not n:
@@ -160,10 +165,12 @@ def main(argv=None) -> int:
         return 1
     med = np.nanmedian(rows, axis=0)
     what = f"{n} new sentences (medians, ms from the key press" if a.sentences else f"{n} clicks (medians, ms from the pointerdown"
-    print(f"app: {srv.root}; {a.page} page, {what}, under the profiler)")
+    print(f"app: {srv.root}; {a.page} page, {what}{'' if a.no_profile else ', under the profiler'})")
     print(f"  request sent {med[0]:.0f} · first answer {med[1]:.0f} · the chart's message {med[2]:.0f} · "
           f"last answer {med[3]:.0f} ({med[4]:.0f} messages, {med[5] / 1000:.0f} kB) · "
           f"{'every chart' if a.sentences else 'chart'} drawn {med[6]:.0f} · heatmaps drawn {med[7]:.0f} times")
+    if not profile:
+        return 0
     by_script, by_function = self_times(profile)
     each = "new sentence" if a.sentences else "click"
     print(f"main thread per {each}, ms, by script ((idle) includes the waits between them):")

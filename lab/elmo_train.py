@@ -653,7 +653,7 @@ backward {j['ppl_backward']:.1f}, against {ch['ppl_forward']:.1f} and {ch['ppl_b
 also the sense separation, so the shipped LSTMs are stage 1's, reading the stage-2 char CNN's
 approximation of the word vectors they were trained on; that is why this model's perplexity is
 higher than stage 1's ({w['ppl_forward']:.1f} / {w['ppl_backward']:.1f} with the word table itself)."""
-    text += """
+    text += f"""
 
 **Where `word_emb` comes from**: the character CNN's output, trained (stage 2) to reproduce the word
 vectors that the word-level biLM learned (stage 1) from WordNet 3.0's glosses and examples

@@ -136,6 +136,17 @@ def test_recorded_meaning_figures():
     assert f"{bank['best_context']['cosine']:.3f}" in card
 
 
+def test_the_card_is_written_from_the_recorded_figures(tmp_path):
+    """The shipped card is exactly what the card writer makes of the shipped metrics.json:
+    no figure typed by hand, and no template text left unfilled."""
+    from lab.elmo_train import write_model_card
+
+    write_model_card(tmp_path, embedded_metrics())
+    written = (tmp_path / "MODEL_CARD.md").read_text()
+    assert written == (ASSETS / "MODEL_CARD.md").read_text()
+    assert "{" not in written and "}" not in written
+
+
 def test_recorded_bank_pair_is_the_model_s(mini):
     bank = embedded_metrics()["bank_pair"]
     got = senses.word_cosines(mini, *BANK_PAIR)
