@@ -77,8 +77,8 @@ def timeline(pg, act, title: str | None, key: str | None) -> tuple | None:
             sum(n for _, n, _ in got), drawn * 1000, pg.evaluate("window.__heatmapDraws"))
 
 
-def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict]:
-    """One ``timeline`` row per click and the profile of the timed clicks."""
+def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict | None]:
+    """One ``timeline`` row per click and the profile of the timed clicks (None without ``cdp``)."""
     group_name, title = PAGES[page]
     radios = pg.get_by_role("radiogroup", name=group_name).get_by_role("radio")
     radios.first.wait_for()
@@ -96,8 +96,8 @@ def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict]:
     return np.array(rows), cdp.send("Profiler.stop")["profile"] if cdp else None
 
 
-def sentence_times(pg, page: str, n: int, cdp) -> tuple[np.ndarray, dict]:
-    """One ``timeline`` row per new sentence A (every chart watched) and their profile."""
+def sentence_times(pg, page: str, n: int, cdp) -> tuple[np.ndarray, dict | None]:
+    """One ``timeline`` row per new sentence A (every chart watched) and their profile (None without ``cdp``)."""
     box, rows = pg.get_by_role("textbox", name="Sentence A"), []
     for i in range(n + 1):  # the first loads code that later ones reuse: not timed
         box.fill(new_sentences(i, f"profile-{page}")[0])
