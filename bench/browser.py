@@ -115,22 +115,28 @@ def cold_start(browser, root: Path, python: str) -> tuple[float, float, Server]:
     return healthy, drawn, srv
 
 
-def clicks(pg, base: str, page: str, n: int) -> list[float]:
-    group_name, title = PAGES[page]
-    pg.goto(f"{base}/{page}")
-    chart_with(pg, title).wait_for(timeout=120_000)
-    wait_idle(pg)
-    group = pg.get_by_role("radiogroup", name=group_name)
-    radios = group.get_by_role("radio")
+def word_pills(pg, page: str, n: int):
+    """The word pills of ``page`` to click, ``n`` of them one after another, each another
+    word than the one selected (read when the next one is asked for), scrolled into view."""
+    radios = pg.get_by_role("radiogroup", name=PAGES[page][0]).get_by_role("radio")
     radios.first.wait_for()  # drawn with the page, but not always by the time it is idle
-    count = radios.count()
-    times, target = [], 0
+    count, target = radios.count(), 0
     for _ in range(n):
         target = (target + 1) % count
         if radios.nth(target).get_attribute("aria-checked") == "true":  # already selected
             target = (target + 1) % count
         radios.nth(target).scroll_into_view_if_needed()
-        times.append(timed_in_page(pg, radios.nth(target).click, WATCHED.get(page, title)))
+        yield radios.nth(target)
+
+
+def clicks(pg, base: str, page: str, n: int) -> list[float]:
+    title = PAGES[page][1]
+    pg.goto(f"{base}/{page}")
+    chart_with(pg, title).wait_for(timeout=120_000)
+    wait_idle(pg)
+    times = []
+    for pill in word_pills(pg, page, n):
+        times.append(timed_in_page(pg, pill.click, WATCHED.get(page, title)))
         wait_idle(pg)
     return times
 

@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import PAGES, chart_with, timed_in_page, wait_idle  # noqa: E402
+from bench.browser import PAGES, chart_with, timed_in_page, wait_idle, word_pills  # noqa: E402
 from bench.session import Server, new_sentences, parser  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, COUNT_HEATMAP_DRAWS  # noqa: E402
 
@@ -79,18 +79,11 @@ def timeline(pg, act, title: str | None, key: str | None) -> tuple | None:
 
 def click_times(pg, page: str, clicks: int, cdp) -> tuple[np.ndarray, dict | None]:
     """One ``timeline`` row per click and the profile of the timed clicks (None without ``cdp``)."""
-    group_name, title = PAGES[page]
-    radios = pg.get_by_role("radiogroup", name=group_name).get_by_role("radio")
-    radios.first.wait_for()
-    count, target, rows = radios.count(), 0, []
-    for i in range(clicks + WARM_CLICKS):
-        target = (target + 1) % count
-        if radios.nth(target).get_attribute("aria-checked") == "true":
-            target = (target + 1) % count
-        radios.nth(target).scroll_into_view_if_needed()
+    rows = []
+    for i, pill in enumerate(word_pills(pg, page, clicks + WARM_CLICKS)):
         if i == WARM_CLICKS and cdp:
             cdp.send("Profiler.start")
-        row = timeline(pg, radios.nth(target).click, title, None)
+        row = timeline(pg, pill.click, PAGES[page][1], None)
         if i >= WARM_CLICKS and row:
             rows.append(row)
     return np.array(rows), cdp.send("Profiler.stop")["profile"] if cdp else None
