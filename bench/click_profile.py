@@ -56,7 +56,7 @@ HOOK = """(() => {
   window.WebSocket = Stamped;
 })();"""
 # the key of the chart that follows the clicked word (its element's id holds it)
-CHART_KEYS = {"bert": "bert_curve", "elmo": "elmo_bars", "attention": "att_model_view", "compare": "cmp_curves"}
+CHART_KEYS = {"bert": "bert_curve", "elmo": "elmo_bars", "attention": "att_row_view", "compare": "cmp_curves"}
 WARM_CLICKS = 2  # clicked before timing: the first clicks load code and fill caches
 
 
