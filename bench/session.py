@@ -84,8 +84,8 @@ def parser(doc: str, **counts: int):
 @dataclass
 class Server:
     """``streamlit run app.py`` on a free loopback port, from ``root`` (a checkout), on the
-    embedded models (``env`` adds to or overrides the environment), its output in ``log``
-    (default: /tmp/lab-bench-PORT.log)."""
+    embedded models, without stored runs (``env`` adds to or overrides the environment),
+    its output in ``log`` (default: /tmp/lab-bench-PORT.log)."""
 
     root: Path = ROOT
     python: str = sys.executable
@@ -98,8 +98,9 @@ class Server:
 
     def start(self, wait: bool = True) -> "Server":
         self.port = self.port or free_port()
+        # no runs stored by earlier servers (lab.stored): a benchmark's new sentences are new
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", LAB_WARMUP="1",
-                   PYTHONPATH=str(self.root)) | self.env
+                   LAB_STORED_RUNS="0", PYTHONPATH=str(self.root)) | self.env
         self.log = self.log or Path(f"/tmp/lab-bench-{self.port}.log")
         self.started = time.monotonic()
         with open(self.log, "w") as out:

@@ -1,4 +1,4 @@
-"""Tokenization: words for ELMo, WordPiece (tensorflow-text) for BERT, and their alignment.
+"""Tokenization without TensorFlow: input checks and word tokens (WordPiece: ``lab.wordpiece``).
 
 Word tokens split punctuation from words (``"bank."`` -> ``"bank" "."``), as the
 1B Word Benchmark that ELMo was trained on is tokenized; TF Hub ELMo's ``default``
@@ -82,26 +82,10 @@ def word_tokens(text: str, max_words: int, max_token_bytes: int) -> WordTokens:
     return WordTokens(kept, len(words), [w for w in kept if len(w.encode("utf-8")) > max_token_bytes])
 
 
-# --- WordPiece (BERT) ------------------------------------------------------------------
-
-from pathlib import Path  # noqa: E402
-from typing import Sequence  # noqa: E402
-
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-import tensorflow_text as tf_text  # noqa: E402
-
-from lab.models import EagerUntilTraced  # noqa: E402
-
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-
-# BERT has 512 positions: [CLS] + 510 pieces + [SEP] for one sentence.
-MAX_POSITIONS = 512
-
-
 @dataclass(frozen=True)
 class Encoding:
-    """One sentence as WordPiece pieces, aligned to its words by character offsets.
+    """One sentence as WordPiece pieces, aligned to its words by character offsets (made by
+    ``lab.wordpiece``; here, without TensorFlow, so that a stored run unpickles without it).
 
     ``word_index[i]`` is the word that piece ``i`` belongs to; ``words[w]`` is that word's
     text as typed (case kept), ``spans[i]`` the piece's (start, end) characters in ``text``.
@@ -118,149 +102,3 @@ class Encoding:
     def pieces_of_word(self, word: int) -> list[int]:
         """Indices (into ``pieces``) of the pieces of word number ``word``."""
         return [i for i, w in enumerate(self.word_index) if w == word]
-
-
-class WordPieceTokenizer:
-    """BERT's uncased WordPiece via tensorflow-text's ``FastBertTokenizer``.
-
-    Lower-cases, strips accents (NFD), splits punctuation and CJK characters, then
-    WordPiece with ``##`` continuations, exactly as BERT's reference tokenizer does.
-    """
-
-    def __init__(self, vocab: Sequence[str], lower_case: bool = True):
-        self.vocab = list(vocab)
-        index = {tok: i for i, tok in enumerate(self.vocab)}
-        missing = [t for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]") if t not in index]
-        if missing:
-            raise ValueError(f"vocabulary lacks the special tokens {missing}")
-        self.pad_id, self.unk_id = index["[PAD]"], index["[UNK]"]
-        self.cls_id, self.sep_id = index["[CLS]"], index["[SEP]"]
-        self._tokenizer = tf_text.FastBertTokenizer(
-            vocab=self.vocab,
-            token_out_type=tf.int64,
-            lower_case_nfd_strip_accents=lower_case,
-        )
-        self._tokenize = EagerUntilTraced(tf.function(
-            self._tokenize_graph, input_signature=[tf.TensorSpec([None], tf.string)], autograph=False
-        ))
-        # The segments go in as flat ids and row lengths (plain tensors: a call with ragged
-        # arguments costs about 1 ms more to dispatch) and become ragged inside the graph.
-        flat = [tf.TensorSpec([None], tf.int64)] * 2
-        scalar = [tf.TensorSpec([], tf.int64)] * 2 + [tf.TensorSpec([], tf.int32)]
-        self._pack_one = EagerUntilTraced(tf.function(_pack_one, input_signature=flat + scalar, autograph=False))
-        self._pack_two = EagerUntilTraced(tf.function(_pack_two, input_signature=flat * 2 + scalar,
-                                                      autograph=False))
-
-    @property
-    def graphs(self) -> tuple[EagerUntilTraced, ...]:
-        """The tokenizer's and the packer's graphs, for a server to trace in the background
-        while it answers eagerly (``lab.models.bert.BertEncoder.serve``)."""
-        return self._tokenize, self._pack_one, self._pack_two
-
-    @classmethod
-    def from_file(cls, vocab_file: str | Path, lower_case: bool = True) -> "WordPieceTokenizer":
-        return cls(Path(vocab_file).read_text(encoding="utf-8").splitlines(), lower_case)
-
-    def _tokenize_graph(self, texts):
-        ids, starts, ends = self._tokenizer.tokenize_with_offsets(texts)
-        return ids.flat_values, ids.row_lengths(), starts.flat_values, ends.flat_values
-
-    def encode(self, texts: Sequence[str], max_pieces: int = MAX_POSITIONS - 2) -> list[Encoding]:
-        """Tokenize each text; keep at most ``max_pieces`` pieces (``truncated`` says so)."""
-        cleaned = [clean_text(t) for t in texts]
-        flat_ids, lengths, starts, ends = (
-            x.numpy() for x in self._tokenize(tf.constant(cleaned, dtype=tf.string))
-        )
-        out, pos = [], 0
-        for text, n in zip(cleaned, lengths.tolist()):
-            ids = flat_ids[pos : pos + n].tolist()
-            byte_spans = list(zip(starts[pos : pos + n].tolist(), ends[pos : pos + n].tolist()))
-            pos += n
-            out.append(self._encoding(text, ids[:max_pieces], byte_spans[:max_pieces], n > max_pieces))
-        return out
-
-    def _encoding(self, text, ids, byte_spans, truncated) -> Encoding:
-        # tensorflow-text reports UTF-8 byte offsets; the page works in characters.
-        char_at = np.zeros(len(text.encode("utf-8")) + 1, dtype=np.int64)
-        b = 0
-        for c, ch in enumerate(text):
-            n = len(ch.encode("utf-8"))
-            char_at[b : b + n] = c
-            b += n
-        char_at[b] = len(text)
-        spans = [(int(char_at[s]), int(char_at[e])) for s, e in byte_spans]
-        pieces = [self.vocab[i] for i in ids]
-        word_index, words = [], []
-        for piece, (s, e) in zip(pieces, spans):
-            if not piece.startswith("##") or not words:
-                words.append([s, e])
-            else:  # a continuation piece extends the current word
-                words[-1][1] = e
-            word_index.append(len(words) - 1)
-        return Encoding(
-            text=text,
-            pieces=pieces,
-            ids=ids,
-            spans=spans,
-            word_index=word_index,
-            words=[text[s:e] for s, e in words],
-            truncated=truncated,
-        )
-
-    def pack(
-        self,
-        first: Sequence[Encoding],
-        second: Sequence[Encoding] | None = None,
-        seq_length: int | None = None,
-    ) -> dict[str, np.ndarray]:
-        """Pack like the TF Hub preprocessor's ``bert_pack_inputs``.
-
-        ``[CLS] A [SEP]`` per row, or ``[CLS] A [SEP] B [SEP]`` when ``second`` is given;
-        segments are trimmed round-robin to fit ``seq_length`` (default: the longest row,
-        at most 512). Returns int32 ``input_word_ids``, ``input_mask`` (1 = real token)
-        and ``input_type_ids`` (0 for A, 1 for B), each (B, seq_length).
-        """
-        def ragged(encodings):  # (B, pieces) as flat ids and row lengths
-            flat = np.fromiter((i for e in encodings for i in e.ids), np.int64)
-            return flat, np.array([len(e.ids) for e in encodings], np.int64)
-
-        if second is None:
-            longest = max(len(x.ids) for x in first) + 2
-        else:
-            longest = max(len(x.ids) + len(y.ids) for x, y in zip(first, second)) + 3
-        seq_length = seq_length or min(longest, MAX_POSITIONS)
-        if second is None:
-            ids, mask, types = self._pack_one(*ragged(first), self.cls_id, self.sep_id, seq_length)
-        else:
-            ids, mask, types = self._pack_two(
-                *ragged(first), *ragged(second), self.cls_id, self.sep_id, seq_length
-            )
-        return {
-            "input_word_ids": ids.numpy().astype(np.int32),
-            "input_mask": mask.numpy().astype(np.int32),
-            "input_type_ids": types.numpy().astype(np.int32),
-        }
-
-
-def _ragged(flat, lengths):
-    return tf.RaggedTensor.from_row_lengths(flat, lengths, validate=False)
-
-
-def _pack_one(a, a_lengths, cls_id, sep_id, seq_length):
-    return _pack([_ragged(a, a_lengths)], cls_id, sep_id, seq_length)
-
-
-def _pack_two(a, a_lengths, b, b_lengths, cls_id, sep_id, seq_length):
-    return _pack([_ragged(a, a_lengths), _ragged(b, b_lengths)], cls_id, sep_id, seq_length)
-
-
-def _pack(segments, cls_id, sep_id, seq_length):
-    # Room for [CLS] and one [SEP] per segment; trim the segments round-robin to fit.
-    budget = seq_length - 1 - len(segments)
-    segments = tf_text.RoundRobinTrimmer(max_seq_length=budget).trim(segments)
-    ids, types = tf_text.combine_segments(
-        segments, start_of_sequence_id=cls_id, end_of_segment_id=sep_id
-    )
-    ids, mask = tf_text.pad_model_inputs(ids, max_seq_length=seq_length)
-    types, _ = tf_text.pad_model_inputs(types, max_seq_length=seq_length)
-    return ids, mask, types

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ui.route import through_app
+from ui.route import MODEL_MODULES, through_app
 
-through_app()  # first: the imports below take seconds on a server's first request (ui.route)
+through_app(*MODEL_MODULES)  # first: the imports below take seconds on a server's first request (ui.route)
 
 import pandas as pd
 import streamlit as st

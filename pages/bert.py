@@ -26,7 +26,7 @@ st.caption("How BERT splits text into word pieces, and how the vector of one wor
            "layer to layer depending on the sentence around it.")
 show_input_messages(fr)
 
-model = models.model("bert", fr.bert_source)
+model = models.model("bert", fr.bert_source, lazy=True)  # a stored run can answer before it loads
 # The page draws no attention probabilities, so it keeps its run without them (151 MB of a
 # long input's 167, held as long as the session); the download runs the model again.
 out = models.bert_run(model, model.source, tuple(fr.sentences), attentions=False)

@@ -15,6 +15,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # number then comes from the compiled programs the tests compute with. The browser tests'
 # server, and tests/test_warmup.py, run it.
 os.environ["LAB_WARMUP"] = "0"
+# Nor runs stored on disk by earlier runs (lab.stored): every number a test checks is
+# computed in the test (tests/test_stored.py turns them on in a folder of its own).
+os.environ["LAB_STORED_RUNS"] = "0"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

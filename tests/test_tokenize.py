@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from lab.tokenize import WordPieceTokenizer, prepare_text, split_words
+from lab.tokenize import prepare_text, split_words
+from lab.wordpiece import WordPieceTokenizer
 from tests.conftest import ROOT, TOY_VOCAB
 
 

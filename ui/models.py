@@ -2,6 +2,10 @@
 
 A source that cannot be loaded is remembered with its message, so a page says what went
 wrong once, quickly, and carries on with the embedded model.
+
+A BERT run is also kept on disk (``lab.stored``): a fresh server answers sentences it
+answered before from there, and a page that asks for a ``lazy`` model draws that view
+before the model, or TensorFlow, has been loaded.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import models as lab_models
-from lab import sources
+from lab import sources, stored
 
 BERT_CACHE_BYTES = 256 * 2**20  # pickled; least recently used runs go first
 
@@ -21,10 +25,20 @@ def load(family: str, source: str):
     A loaded model lives as long as the server: the garbage collector is told to stop
     walking it (``ui.warmup.freeze_heap``), which keeps every later collection cheap.
     """
+    from ui.route import MODEL_MODULES, import_serially
+    from ui.warmup import enabled as warmup_enabled
     from ui.warmup import freeze_heap
 
     try:
-        return lab_models.load(family, source), None
+        import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.route)
+        loaded = lab_models.load(family, source)
+        serve = getattr(loaded, "serve", None)  # the embedded BERT has it; a TF Hub BERT does not
+        if serve and warmup_enabled():
+            # on a server no request waits for a trace or for XLA: the first one runs eagerly
+            # (0.4 s instead of 4.1 s of tracing on the 2-core machine), and the warm-up then
+            # traces and compiles in the background (ui.warmup)
+            serve(())
+        return loaded, None
     except sources.SourceError as exc:
         return None, str(exc)
     except Exception as exc:  # noqa: BLE001 - a broken model folder must not crash the page
@@ -33,8 +47,36 @@ def load(family: str, source: str):
         freeze_heap()
 
 
-def model(family: str, source: str):
-    """The model for ``source``; on failure, say why and fall back to the embedded one."""
+class LazyModel:
+    """The embedded model of ``family``, loaded when something other than its family and
+    source is asked of it: a run stored on disk can answer a page before that
+    (``bert_run``). Loading raises ``lab.sources.SourceError`` with the loader's message."""
+
+    def __init__(self, family: str):
+        self.family = family
+        self.source = sources.EMBEDDED
+
+    def loaded(self):
+        """The model itself (loaded now, if it was not; no spinner of its own: it is called
+        inside cached functions, which show theirs)."""
+        loaded, error = load(self.family, sources.EMBEDDED)
+        if loaded is None:
+            raise sources.SourceError(error)
+        return loaded
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):  # copy and pickle probe for these before __init__ has run
+            raise AttributeError(name)
+        return getattr(self.loaded(), name)
+
+
+def model(family: str, source: str, lazy: bool = False):
+    """The model for ``source``; on failure, say why and fall back to the embedded one.
+
+    ``lazy``: for the embedded model, a ``LazyModel`` (loaded on first use), so that a run
+    stored on disk can answer first; any other source is loaded now, as without it."""
+    if lazy and sources.is_embedded(source):
+        return LazyModel(family)
     with st.spinner(f"Loading the {family.upper()} model ({source})..."):
         loaded, error = load(family, source)
     if loaded is not None:
@@ -53,14 +95,45 @@ def model(family: str, source: str):
 
 # Bounded in bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of
 # 512 pieces carry 167 MB of attention probabilities, and 64 of those would be 10 GB.
+def bert_run(model, source: str, sentences: tuple[str, ...], pair: bool = False, attentions: bool = True):
+    """``LayerVectors`` of a BERT for ``sentences`` (``_bert_run``); where a ``LazyModel``
+    cannot be loaded, say why and stop the page."""
+    try:
+        return _bert_run(model, source, sentences, pair, attentions)
+    except sources.SourceError as exc:
+        st.error(str(exc))
+        st.stop()
+
+
 @st.cache_data(show_spinner="Running BERT...", max_entries=64, max_size=BERT_CACHE_BYTES)
-def bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool = False, attentions: bool = True):
+def _bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool, attentions: bool):
     """Cached ``LayerVectors`` of a BERT, keyed by source and sentences (the model is not hashed);
     without ``attentions`` for the pages that draw none. Every call pickles or unpickles
     what it returns: for two inputs of 512 pieces, 16 MB without the attentions, 167 MB with
-    them (0.46 s of a view's CPU, and one such run fills most of the cache's 256 MiB)."""
-    out = _model.run(list(sentences), pair=pair)
-    return out if attentions else out.without_attentions()
+    them (0.46 s of a view's CPU, and one such run fills most of the cache's 256 MiB).
+
+    Read from the disk store when it holds the run (``lab.stored``: a fresh server, or one
+    that dropped the run from memory), and written there when computed."""
+    key = stored.run_key("bert", source, "run", sentences, pair, attentions) if _storable(sentences) else None
+    out = stored.default_store().get(key)
+    if out is None:
+        out = _model.run(list(sentences), pair=pair)
+        out = out if attentions else out.without_attentions()
+        stored.default_store().put(key, out)
+    return out
+
+
+def _storable(sentences: tuple[str, ...]) -> bool:
+    """Whether runs of ``sentences`` go to the disk store: any sentences on a person's own
+    server (a prepared demo link is then as quick after a restart as the defaults), only
+    the app's default sentences on a shared one (nobody's typing is written to its disk)."""
+    if not stored.enabled():
+        return False
+    if sources.shared_server():
+        from ui.frame import DEFAULT_A, DEFAULT_B
+
+        return tuple(sentences) == (DEFAULT_A, DEFAULT_B)
+    return True
 
 
 @st.cache_data(show_spinner="Running ELMo...", max_entries=64)

@@ -6,10 +6,13 @@ of a server is a link to a page (``/bert?a=...``), Streamlit runs that page's fi
 without the app's navigation and page config. ``through_app`` leaves that mode and
 reruns; the rerun executes app.py, whose navigation resolves the same URL path to the page.
 
-Each page calls it first, before its other imports: those import TensorFlow (about 6 s on
-the 2-core machine), and done in app.py's run instead, that time overlaps with the browser
-fetching Plotly's code (``ui.charts.preload``) and with the models loading in the
-background (``ui.warmup``), instead of coming before both.
+Each page calls it first, before its other imports: those take seconds on a fresh server,
+and done in app.py's run instead, that time overlaps with the browser fetching Plotly's
+code (``ui.charts.preload``) instead of coming before it. The modules every page imports
+(``PAGE_MODULES``) leave TensorFlow out (5-9 s to import on the 2-core machines): the home
+page needs none, and the BERT page draws a stored run without it (``ui.models.LazyModel``).
+A page that needs a model module at its top names it (``through_app(*MODEL_MODULES)``);
+loading a model imports them first (``ui.models.load``).
 
 On a fresh server several sessions (a class opening the link at once) run those imports
 at the same moment, with the warm-up thread, and a module one thread is still importing
@@ -30,12 +33,17 @@ import threading
 
 import streamlit as st
 
-# What the pages import at their top (tests/test_route.py keeps this list complete).
+# What the pages import at their top, without TensorFlow (tests/test_route.py keeps this
+# list complete and TensorFlow-free) ...
 PAGE_MODULES = (
-    "pandas", "plotly.graph_objects", "tensorflow",
-    "lab.analysis", "lab.compare", "lab.figures", "lab.quiz", "lab.senses", "lab.sources", "lab.tokenize",
-    "lab.views", "lab.models.elmo_io", "lab.models.transformer",
+    "pandas", "plotly.graph_objects",
+    "lab.analysis", "lab.compare", "lab.figures", "lab.quiz", "lab.senses", "lab.sources", "lab.stored",
+    "lab.tokenize", "lab.views",
     "ui.charts", "ui.clicks", "ui.frame", "ui.models", "ui.pages", "ui.quiz", "ui.state",
+)
+# ... and what running a model imports (TensorFlow and the model families).
+MODEL_MODULES = (
+    "tensorflow", "lab.wordpiece", "lab.models.bert", "lab.models.elmo_io", "lab.models.transformer",
 )
 _IMPORTING = threading.Lock()
 
@@ -48,13 +56,13 @@ def import_serially(*names: str) -> None:
             importlib.import_module(name)
 
 
-def through_app() -> None:
+def through_app(*modules: str) -> None:
     """Leave Streamlit's folder mode and rerun through app.py (only ever on a server's
-    first run, when that run is a page's own file); then import the pages' modules
-    (``import_serially``; a few dictionary lookups once they are loaded)."""
+    first run, when that run is a page's own file); then import the pages' modules and
+    ``modules`` (``import_serially``; a few dictionary lookups once they are loaded)."""
     from streamlit.runtime.pages_manager import PagesManager
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()
-    import_serially()
+    import_serially(*PAGE_MODULES, *modules)

@@ -1,11 +1,12 @@
 """Start-up warm-up: what the first person would otherwise wait for, done once per server
 in a background thread.
 
-``start()`` (called by app.py on every run; only the first call does anything) loads the
-configured BERT and ELMo into the same cache the pages use (``ui.models``), has the BERT
-answer eagerly until its graphs are traced and from its plain graph until its common
-length buckets are compiled, both in the background once the first page has been
-answered (``BertEncoder.serve``), traces ELMo's graphs, builds one figure of
+``start()`` (called by app.py on every run; only the first call does anything) waits for
+the first page to be answered (often from stored runs, without TensorFlow: ``lab.stored``),
+then loads the configured BERT and ELMo into the same cache the pages use
+(``ui.models``; a server's BERT answers eagerly until its graphs are traced and from its
+plain graph until its common length buckets are compiled, both in the background:
+``BertEncoder.serve``), traces ELMo's graphs, builds one figure of
 each kind (Plotly imports and validates its trace classes on first use) and one Arrow
 table. Then it freezes the garbage collector's view of everything loaded so far
 (``gc.freeze``): with TensorFlow, the models and Plotly on the heap, a full collection
@@ -81,10 +82,10 @@ def start() -> None:
 
 
 def first_page_done() -> None:
-    """Called by app.py when a run ends. Until the first one has ended, the warm-up does
-    only what that page needs too (load the default BERT, trace its first request), so
-    that loading ELMo and building figures do not take turns with the first page's own
-    Python work for the one interpreter lock; after ``FIRST_PAGE_WAIT_S`` it goes on anyway."""
+    """Called by app.py when a run ends. Until the first one has ended, the warm-up waits,
+    so that importing TensorFlow and loading the models do not take turns with the first
+    page's own Python work for the one interpreter lock (a page that needs a model loads
+    it itself: ``ui.models.load``); after ``FIRST_PAGE_WAIT_S`` it goes on anyway."""
     _first_page.set()
 
 
@@ -111,16 +112,11 @@ def _warm() -> None:
 def _warm_models() -> None:
     from lab import sources
     from lab.models import lower_thread_priority
-    from lab.models.elmo_io import repeat_runs
     from ui import frame, models
 
-    bert, _ = models.load("bert", sources.default_source("bert"))  # the first page may be waiting for it
-    serve = getattr(bert, "serve", None)  # the embedded BERT has it; a TF Hub BERT does not
-    if serve:
-        # from now on no request waits for a trace or for XLA: the first page's request runs
-        # eagerly (0.4 s instead of 4.1 s of tracing on the 2-core machine)
-        serve(())
     _first_page.wait(FIRST_PAGE_WAIT_S)
+    bert, _ = models.load("bert", sources.default_source("bert"))  # the next view may be waiting for it
+    serve = getattr(bert, "serve", None)  # the embedded BERT has it (already serving: ui.models.load)
     lower_thread_priority()  # the rest is for later views: let the ones being answered go first
     if serve:
         # a batch and a packed pair, eagerly (the first page may have been another page):
@@ -133,6 +129,8 @@ def _warm_models() -> None:
         bert.run([frame.DEFAULT_A, frame.DEFAULT_B])  # a TF Hub BERT: its first call, done in advance
     elmo, _ = models.load("elmo", sources.default_source("elmo"))
     if elmo is not None:
+        from lab.models.elmo_io import repeat_runs  # imported by the load
+
         elmo.run([["Warm", "up", "."], ["The", "bank", "."]])  # traces the stateless graph
         repeat_runs(elmo, ["The", "bank", "."], 2, 0.1)  # and what the ELMo page runs when its section 4 opens
 

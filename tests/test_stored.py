@@ -1,0 +1,146 @@
+"""lab.stored: runs kept on disk, and the BERT page drawn from one without TensorFlow."""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+
+from lab import sources, stored
+from tests.conftest import ROOT
+
+
+def test_a_stored_run_comes_back_equal(tmp_path):
+    store = stored.RunStore(tmp_path / "runs")
+    value = {"layers": np.arange(6.0).reshape(2, 3), "tokens": ["[CLS]", "bank"]}
+    assert store.get("k1") is None
+    assert store.put("k1", value)
+    back = store.get("k1")
+    np.testing.assert_array_equal(back["layers"], value["layers"])
+    assert back["tokens"] == value["tokens"]
+    assert not list((tmp_path / "runs").glob(".*.tmp")), "the temporary file was left behind"
+
+
+def test_no_key_stores_nothing(tmp_path):
+    store = stored.RunStore(tmp_path)
+    assert store.put(None, 1) is False and store.get(None) is None
+    assert store.keys() == []
+
+
+def test_a_run_too_large_is_not_stored(tmp_path):
+    store = stored.RunStore(tmp_path, max_bytes=1000)
+    assert store.put("big", np.zeros(1000)) is False
+    assert store.put("small", np.zeros(10)) is True
+    assert store.keys() == ["small"]
+
+
+def test_the_least_recently_used_runs_go_first(tmp_path):
+    store = stored.RunStore(tmp_path, max_entries=3)
+    for i, key in enumerate("abc"):
+        store.put(key, i)
+        os.utime(store._path(key), (1000 + i, 1000 + i))  # a, b, c from oldest to newest
+    assert store.get("a") == 0  # read: now the most recently used
+    store.put("d", 3)
+    assert sorted(store.keys()) == ["a", "c", "d"]
+
+
+def test_a_damaged_file_is_a_miss_and_goes(tmp_path):
+    store = stored.RunStore(tmp_path)
+    store.put("k", [1, 2])
+    store._path("k").write_bytes(pickle.dumps([1, 2])[:5])
+    assert store.get("k") is None
+    assert not store._path("k").exists()
+
+
+def _model_folder(path):
+    path.mkdir()
+    (path / "saved_model.pb").write_bytes(b"graph")
+    (path / "variables").mkdir()
+    (path / "variables" / "variables.data-00000-of-00001").write_bytes(b"weights")
+    return path
+
+
+def test_the_key_follows_the_model_files_and_the_call(tmp_path):
+    folder = _model_folder(tmp_path / "model")
+    key = stored.run_key("bert", str(folder), "run", ("A.", "B."), False)
+    assert key == stored.run_key("bert", str(folder), "run", ("A.", "B."), False)
+    assert key != stored.run_key("bert", str(folder), "run", ("A.", "C."), False)
+    assert key != stored.run_key("bert", str(folder), "run", ("A.", "B."), True)
+    assert key != stored.run_key("elmo", str(folder), "run", ("A.", "B."), False)
+    (folder / "variables" / "variables.data-00000-of-00001").write_bytes(b"other weights")
+    assert key != stored.run_key("bert", str(folder), "run", ("A.", "B."), False), "new weights, same key"
+
+
+def test_the_key_follows_the_code(tmp_path, monkeypatch):
+    folder = _model_folder(tmp_path / "model")
+    key = stored.run_key("bert", str(folder), "run")
+    monkeypatch.setattr(stored, "code_fingerprint", lambda: "another version of the code")
+    assert stored.run_key("bert", str(folder), "run") != key
+
+
+def test_no_key_without_files_to_fingerprint(tmp_path):
+    assert stored.run_key("bert", str(tmp_path / "missing"), "run") is None
+    assert stored.model_folder("bert", sources.EMBEDDED) is not None  # the installed wheel
+    assert stored.model_folder("elmo", sources.EMBEDDED) == ROOT / "lab" / "assets" / "elmo_mini"
+
+
+def test_the_store_is_off_when_asked(monkeypatch):
+    for value, on in (("0", False), ("off", False), ("1", True), ("", True)):
+        monkeypatch.setenv("LAB_STORED_RUNS", value)
+        assert stored.enabled() is on
+
+
+# Runs the BERT page with AppTest in a fresh interpreter, clicks a word of B, and prints
+# what it shows and whether TensorFlow was imported.
+PAGE_RUN = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+
+def curve(at):
+    df = next(d.value for d in at.dataframe if list(d.value.index) == ["cosine"])
+    return [float(v) for v in df.iloc[0]]
+
+at = AppTest.from_file("pages/bert.py", default_timeout=240).run()
+first = curve(at)
+at.pills[1].set_value(5).run()  # "river" in B
+print(json.dumps({"errors": [str(e.value) for e in at.exception], "first": first, "clicked": curve(at),
+                  "tensorflow": "tensorflow" in sys.modules, "caption": [c.value for c in at.caption]}))
+"""
+
+
+def run_bert_page(cache: str) -> dict:
+    env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=cache, LAB_WARMUP="0", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", PAGE_RUN], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_bert_page_draws_a_stored_run_without_tensorflow(tmp_path):
+    """A fresh server's BERT page, for sentences answered before, shows the same numbers
+    (first view and after a click) without importing TensorFlow or loading the model."""
+    computed = run_bert_page(str(tmp_path))
+    assert computed["errors"] == [] and computed["tensorflow"]
+    assert len(list((tmp_path / "runs").glob("*.pkl"))) == 1
+    from_store = run_bert_page(str(tmp_path))
+    assert from_store["errors"] == []
+    assert not from_store["tensorflow"], "the stored view imported TensorFlow"
+    assert from_store["first"] == computed["first"]
+    assert from_store["clicked"] == computed["clicked"] and from_store["clicked"] != computed["first"]
+    assert any("all-MiniLM-L6-v2" in c for c in from_store["caption"]), "the view no longer names its model"
+
+
+def test_a_shared_server_stores_only_the_default_sentences(monkeypatch):
+    from ui import models
+    from ui.frame import DEFAULT_A, DEFAULT_B
+
+    monkeypatch.setenv("LAB_STORED_RUNS", "1")
+    typed = ("My own sentence about a bank.", "Another one.")
+    monkeypatch.setenv("LAB_SHARED", "1")
+    assert models._storable((DEFAULT_A, DEFAULT_B)) and not models._storable(typed)
+    monkeypatch.setenv("LAB_SHARED", "0")
+    assert models._storable(typed)
+    monkeypatch.setenv("LAB_STORED_RUNS", "0")
+    assert not models._storable((DEFAULT_A, DEFAULT_B))
