@@ -29,6 +29,7 @@ import logging
 import os
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -38,6 +39,13 @@ done = threading.Event()  # set when the warm-up has finished (benchmarks wait o
 _first_page = threading.Event()  # set when app.py's first run has ended
 # How long the warm-up waits for that first run before going on anyway.
 FIRST_PAGE_WAIT_S = 60.0
+# And then, for the browser to fetch the page's code and draw it: importing TensorFlow
+# holds the interpreter lock for long stretches, and the server's event loop, which sends
+# the page's messages and serves the chart code, waits for it. On the 2-core machine a
+# relaunched server's BERT page (a stored run, in a fresh browser profile) had its first
+# chart 12.7 and 12.9 s after launch with no pause, 9.8 and 12.3 s with 2 s, 8.8 and 11.0 s
+# with 3 s, 7.9 s with 6 s (README, twelfth round).
+FIRST_VIEW_GRACE_S = 6.0
 
 
 def keep_kernel_cache() -> None:
@@ -82,10 +90,11 @@ def start() -> None:
 
 
 def first_page_done() -> None:
-    """Called by app.py when a run ends. Until the first one has ended, the warm-up waits,
-    so that importing TensorFlow and loading the models do not take turns with the first
-    page's own Python work for the one interpreter lock (a page that needs a model loads
-    it itself: ``ui.models.load``); after ``FIRST_PAGE_WAIT_S`` it goes on anyway."""
+    """Called by app.py when a run ends. Until the first one has ended, and for
+    ``FIRST_VIEW_GRACE_S`` after, the warm-up waits, so that importing TensorFlow and
+    loading the models do not take turns with the first view's Python work and messages
+    for the one interpreter lock (a page that needs a model loads it itself:
+    ``ui.models.load``); after ``FIRST_PAGE_WAIT_S`` it goes on anyway."""
     _first_page.set()
 
 
@@ -115,6 +124,7 @@ def _warm_models() -> None:
     from ui import frame, models
 
     _first_page.wait(FIRST_PAGE_WAIT_S)
+    time.sleep(FIRST_VIEW_GRACE_S)  # a page that needs a model meanwhile loads it itself
     bert, _ = models.load("bert", sources.default_source("bert"))  # the next view may be waiting for it
     serve = getattr(bert, "serve", None)  # the embedded BERT has it (already serving: ui.models.load)
     lower_thread_priority()  # the rest is for later views: let the ones being answered go first
