@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from lab import sources, stored
 from tests.conftest import ROOT
@@ -144,3 +145,14 @@ def test_a_shared_server_stores_only_the_default_sentences(monkeypatch):
     assert models._storable(typed)
     monkeypatch.setenv("LAB_STORED_RUNS", "0")
     assert not models._storable((DEFAULT_A, DEFAULT_B))
+
+
+def test_a_run_too_large_is_refused_before_it_is_pickled(tmp_path, monkeypatch):
+    from lab.vectors import LayerVectors
+
+    run = LayerVectors("m", "m", "embedded", ["a"], [["a"]], [["a"]], [[[0]]], np.zeros((2, 1, 1, 4), np.float32),
+                       ["0", "1"], np.ones((1, 1), np.int32), attentions=np.zeros((1, 1, 2, 64, 64), np.float32))
+    assert stored.array_bytes(run) == 2 * 4 * 4 + 4 + 2 * 64 * 64 * 4
+    store = stored.RunStore(tmp_path, max_bytes=8192)
+    monkeypatch.setattr(pickle, "dumps", lambda *a, **k: pytest.fail("pickled a run it then dropped"))
+    assert store.put("big", run) is False

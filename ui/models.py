@@ -93,8 +93,6 @@ def model(family: str, source: str, lazy: bool = False):
     return loaded
 
 
-# Bounded in bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of
-# 512 pieces carry 167 MB of attention probabilities, and 64 of those would be 10 GB.
 def bert_run(model, source: str, sentences: tuple[str, ...], pair: bool = False, attentions: bool = True):
     """``LayerVectors`` of a BERT for ``sentences`` (``_bert_run``); where a ``LazyModel``
     cannot be loaded, say why and stop the page."""
@@ -105,6 +103,8 @@ def bert_run(model, source: str, sentences: tuple[str, ...], pair: bool = False,
         st.stop()
 
 
+# Bounded in bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of
+# 512 pieces carry 167 MB of attention probabilities, and 64 of those would be 10 GB.
 @st.cache_data(show_spinner="Running BERT...", max_entries=64, max_size=BERT_CACHE_BYTES)
 def _bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool, attentions: bool):
     """Cached ``LayerVectors`` of a BERT, keyed by source and sentences (the model is not hashed);
