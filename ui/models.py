@@ -26,8 +26,7 @@ def load(family: str, source: str):
     walking it (``ui.warmup.freeze_heap``), which keeps every later collection cheap.
     """
     from ui.route import MODEL_MODULES, import_serially
-    from ui.warmup import enabled as warmup_enabled
-    from ui.warmup import freeze_heap
+    from ui.warmup import enabled as warmup_enabled, freeze_heap
 
     try:
         import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.route)
@@ -115,11 +114,12 @@ def _bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool, atten
     Read from the disk store when it holds the run (``lab.stored``: a fresh server, or one
     that dropped the run from memory), and written there when computed."""
     key = stored.run_key("bert", source, "run", sentences, pair, attentions) if _storable(sentences) else None
-    out = stored.default_store().get(key)
+    store = stored.default_store()
+    out = store.get(key)
     if out is None:
         out = _model.run(list(sentences), pair=pair)
         out = out if attentions else out.without_attentions()
-        stored.default_store().put(key, out)
+        store.put(key, out)
     return out
 
 

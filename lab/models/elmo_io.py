@@ -38,7 +38,7 @@ from lab.models.elmo import (
 from lab.sources import SourceError
 from lab.vectors import ElmoParts, LayerVectors, short_label
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets" / "elmo_mini"
+ASSETS = sources.EMBEDDED_ELMO
 
 # ---------------------------------------------------------------------------------------
 # Runners: what the app calls
