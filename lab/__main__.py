@@ -1,9 +1,10 @@
-"""Command line: ``python -m lab info | report | export | fetch | baseline``.
+"""Command line: ``python -m lab info | report | export | fetch | baseline | prepare``.
 
     python -m lab info
     python -m lab report [--a TEXT] [--b TEXT] [--word WORD] [--html FILE]   (lab/report.py)
     python -m lab baseline [--model bert|elmo] [--words W ...]   (see lab/reference.py)
     python -m lab fetch [--dir DIR] [HANDLE ...]   (see lab/fetch.py)
+    python -m lab prepare [--source S] [LINK ...]   (see lab/prepare.py)
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
 
@@ -23,11 +24,13 @@ import sys
 import numpy as np
 
 import lab
-from lab import fetch, reference, report, sources
+from lab import fetch, prepare, reference, sources
 from lab.models import FAMILIES
+from lab.tokenize import DEFAULT_A, DEFAULT_B
 
 
 def cmd_info(_args) -> int:
+    from lab import report
     print("Context Lab", lab.__version__)
     print(f"python {sys.version.split()[0]}")
     for dist in ("tensorflow", "tensorflow-text", "tensorflow-hub", "streamlit", "plotly",
@@ -77,7 +80,34 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_prepare(args) -> int:
+    from lab import models, stored
+
+    if not stored.enabled():
+        print("error: the run store is off (LAB_STORED_RUNS=0): nothing would be kept", file=sys.stderr)
+        return 2
+    source = args.source or sources.default_source("bert")
+    views = [] if args.no_defaults else prepare.default_views(source)
+    failed = 0
+    for link in args.links:
+        try:
+            views.append(prepare.view_from_link(link, source))
+        except ValueError as exc:
+            print(f"skipped {link}: {exc}", file=sys.stderr)
+            failed += 1
+    store = stored.default_store()
+    done = prepare.prepare(views, lambda s: models.load("bert", s), store,
+                           progress=lambda line: print(line, file=sys.stderr, flush=True))
+    counts = {status: sum(s == status for _, s, _ in done) for status in (prepare.STORED, prepare.PRESENT,
+                                                                           prepare.SKIPPED)}
+    failed += counts[prepare.SKIPPED]
+    print(f"{counts[prepare.STORED]} views stored, {counts[prepare.PRESENT]} already stored, "
+          f"{counts[prepare.SKIPPED]} not stored; in {store.folder}")
+    return 1 if failed else 0
+
+
 def cmd_report(args) -> int:
+    from lab import report  # imports TensorFlow: only the commands that run a model wait for it
     sections = report.build(args.a, args.b, args.word, args.seed, args.head, args.bert_source,
                             args.elmo_source, progress=lambda m: print(m, file=sys.stderr, flush=True))
     print(report.as_text(sections), end="")
@@ -100,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     ex.set_defaults(fn=cmd_export)
     fetch.add_parser(sub)
     rp = sub.add_parser("report", help="the seven experiments as text (and an offline HTML file)")
-    rp.add_argument("--a", default=report.DEFAULT_A, help="sentence A")
-    rp.add_argument("--b", default=report.DEFAULT_B, help="sentence B")
+    rp.add_argument("--a", default=DEFAULT_A, help="sentence A")
+    rp.add_argument("--b", default=DEFAULT_B, help="sentence B")
     rp.add_argument("--word", default=None, help="the word to follow in both sentences (default: the first shared content word)")
     rp.add_argument("--seed", type=int, default=0, help="seed of the minimal Transformer block")
     rp.add_argument("--head", type=int, default=0, help="which head of the block to print (0-based)")
@@ -110,6 +140,12 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--html", default=None, help="also write one self-contained HTML file with the figures")
     rp.set_defaults(fn=cmd_report)
     reference.add_parser(sub)
+    pp = sub.add_parser("prepare", help="store the BERT views a class will open (default sentences, app links)",
+                        description=prepare.__doc__.split("\n\n", 2)[-1])
+    pp.add_argument("--source", default=None, help="BERT source (default: LAB_BERT_SOURCE or the embedded model)")
+    pp.add_argument("--no-defaults", action="store_true", help="only the links given, not the default sentences")
+    pp.add_argument("links", nargs="*", help="app links, e.g. 'http://localhost:8501/bert?a=...&b=...'")
+    pp.set_defaults(fn=cmd_prepare)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

@@ -23,10 +23,7 @@ import numpy as np
 
 from lab import analysis, sources, views
 from lab.models.transformer import run_block
-from lab.tokenize import split_words
-
-DEFAULT_A = "The central bank raised interest rates yesterday."
-DEFAULT_B = "A fisherman rested on the river bank at sunset."
+from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 VERSIONS = ("tensorflow", "tensorflow-text", "tensorflow-hub", "numpy", "streamlit", "plotly")
 
 

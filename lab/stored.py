@@ -78,6 +78,30 @@ def run_key(family: str, source: str, *call) -> str | None:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
+def bert_key(source: str, sentences, pair: bool = False, attentions: bool = True) -> str | None:
+    """The key of a BERT run as the pages ask for it (None when the store is off or the
+    model has no files to fingerprint)."""
+    if not enabled():
+        return None
+    return run_key("bert", source, "run", tuple(sentences), bool(pair), bool(attentions))
+
+
+def bert_run(model, source: str, sentences, pair: bool = False, attentions: bool = True,
+             store: RunStore | None = None, keep: bool = True):
+    """``model.run(sentences, pair=pair)`` (without its attentions unless ``attentions``),
+    read from ``store`` (default: ``default_store()``) when it holds the run, computed
+    otherwise and, when ``keep``, written there. ``model`` is only touched to compute."""
+    key = bert_key(source, sentences, pair, attentions)
+    store = default_store() if store is None else store
+    out = store.get(key)
+    if out is None:
+        out = model.run(list(sentences), pair=pair)
+        out = out if attentions else out.without_attentions()
+        if keep:
+            store.put(key, out)
+    return out
+
+
 class RunStore:
     """Pickled runs in one folder, one file per key, bounded in count and size."""
 
@@ -88,6 +112,10 @@ class RunStore:
 
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}.pkl"
+
+    def has(self, key: str | None) -> bool:
+        """Whether a run is stored under ``key`` (without reading it)."""
+        return key is not None and self._path(key).is_file()
 
     def get(self, key: str | None):
         """The run stored under ``key``, or None (absent, unreadable, or no key)."""

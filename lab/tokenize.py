@@ -29,6 +29,10 @@ def clean_text(text: str) -> str:
 # A sentence longer than this is cut (with a notice): models and figures stay responsive.
 MAX_INPUT_CHARS = 5000
 
+# The sentences every page, the report and ``python -m lab prepare`` start from.
+DEFAULT_A = "The central bank raised interest rates yesterday."
+DEFAULT_B = "A fisherman rested on the river bank at sunset."
+
 
 def prepare_text(text: str, max_chars: int = MAX_INPUT_CHARS) -> tuple[str, list[str]]:
     """Clean a sentence a person typed; return it with notices about what changed.

@@ -12,12 +12,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lab import sources
-from lab.tokenize import MAX_INPUT_CHARS, prepare_text
+from lab.tokenize import DEFAULT_A, DEFAULT_B, MAX_INPUT_CHARS, prepare_text
 from ui import state
 from ui.route import through_app
-
-DEFAULT_A = "The central bank raised interest rates yesterday."
-DEFAULT_B = "A fisherman rested on the river bank at sunset."
 CUSTOM = "custom"
 
 _PROJECTOR_CSS = """

@@ -14,6 +14,7 @@ import streamlit as st
 
 from lab import models as lab_models
 from lab import sources, stored
+from lab.tokenize import DEFAULT_A, DEFAULT_B
 
 BERT_CACHE_BYTES = 256 * 2**20  # pickled; least recently used runs go first
 
@@ -111,27 +112,20 @@ def _bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool, atten
     what it returns: for two inputs of 512 pieces, 16 MB without the attentions, 167 MB with
     them (0.46 s of a view's CPU, and one such run fills most of the cache's 256 MiB).
 
-    Read from the disk store when it holds the run (``lab.stored``: a fresh server, or one
-    that dropped the run from memory), and written there when computed."""
-    key = stored.run_key("bert", source, "run", sentences, pair, attentions) if _storable(sentences) else None
-    store = stored.default_store()
-    out = store.get(key)
-    if out is None:
-        out = _model.run(list(sentences), pair=pair)
-        out = out if attentions else out.without_attentions()
-        store.put(key, out)
-    return out
+    Read from the disk store when it holds the run (``lab.stored``: a fresh server, one
+    that dropped the run from memory, or one prepared with ``python -m lab prepare``), and
+    written there when computed, where ``_storable``."""
+    return stored.bert_run(_model, source, sentences, pair, attentions, keep=_storable(sentences))
 
 
 def _storable(sentences: tuple[str, ...]) -> bool:
-    """Whether runs of ``sentences`` go to the disk store: any sentences on a person's own
-    server (a prepared demo link is then as quick after a restart as the defaults), only
-    the app's default sentences on a shared one (nobody's typing is written to its disk)."""
+    """Whether runs of ``sentences`` are written to the disk store: any sentences on a
+    person's own server (a demo link is then as quick after a restart as the defaults),
+    only the app's default sentences on a shared one (nobody's typing is written to its
+    disk; what ``python -m lab prepare`` stored there is read all the same)."""
     if not stored.enabled():
         return False
     if sources.shared_server():
-        from ui.frame import DEFAULT_A, DEFAULT_B
-
         return tuple(sentences) == (DEFAULT_A, DEFAULT_B)
     return True
 

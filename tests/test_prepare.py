@@ -1,0 +1,132 @@
+"""lab.prepare (``python -m lab prepare``): the views a class will open, stored ahead."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lab import prepare, sources, stored
+from lab.tokenize import DEFAULT_A, DEFAULT_B
+from lab.vectors import LayerVectors
+from tests.conftest import ROOT
+from tests.test_stored import run_bert_page
+
+
+@pytest.fixture
+def store_on(monkeypatch):
+    monkeypatch.setenv("LAB_STORED_RUNS", "1")
+
+
+def test_a_link_gives_its_page_sentences_and_mode():
+    view = prepare.view_from_link("http://localhost:8501/bert?a=He+swung+the+bat.&b=A%20bat%20flew%20out.&proj=1")
+    assert view == prepare.View("bert", ("He swung the bat.", "A bat flew out."))
+    assert not view.attentions
+    pair = prepare.view_from_link("http://localhost:8501/attention?att_mode=pair&att_filter=ab&proj=1")
+    assert pair == prepare.View("attention", (DEFAULT_A, DEFAULT_B), pair=True) and pair.attentions
+    batch = prepare.view_from_link("localhost:8501/attention?att_mask=0")
+    assert not batch.pair, "only att_mode=pair packs the sentences as a pair"
+    compare = prepare.view_from_link("http://192.168.1.5:8600/compare?b=We+sat+on+the+bank.")
+    assert compare.sentences == (DEFAULT_A, "We sat on the bank.") and compare.key() == \
+        prepare.View("bert", compare.sentences).key(), "the ELMo vs BERT page reads the BERT page's run"
+
+
+def test_a_link_is_cleaned_as_the_sidebar_cleans_it(store_on):
+    typed = prepare.view_from_link("http://localhost:8501/bert?a=The%20bank%E2%80%8B%20rose.")  # a zero-width space
+    assert typed.sentences[0] == "The bank rose."
+    assert typed.key() == prepare.View("bert", ("The bank rose.", DEFAULT_B)).key()
+
+
+def test_a_link_names_its_bert_source():
+    view = prepare.view_from_link("http://localhost:8501/bert?bert_src=custom&bert_custom=%20/models/bert%20")
+    assert view.source == "/models/bert"
+    assert prepare.view_from_link("http://localhost:8501/bert", source="/other").source == "/other"
+
+
+@pytest.mark.parametrize("link, why", [
+    ("http://localhost:8501/elmo?a=x", "ELMo page"),
+    ("http://localhost:8501/", "home page"),
+    ("http://localhost:8501/home", "home page"),
+    ("http://localhost:8501/nowhere", "not a page"),
+    ("http://localhost:8501/bert?a=%20%20", "Sentence A"),
+    ("http://localhost:8501/bert?b=%E2%80%8B", "Sentence B"),
+])
+def test_a_link_without_a_stored_view_says_why(link, why):
+    with pytest.raises(ValueError, match=why):
+        prepare.view_from_link(link)
+
+
+class CountingModel:
+    """Gives a small run per call and counts the calls."""
+
+    def __init__(self):
+        self.calls = []
+
+    def run(self, sentences, pair=False):
+        self.calls.append((tuple(sentences), pair))
+        rng = np.random.default_rng(len(self.calls))
+        return LayerVectors("m", "m", sources.EMBEDDED, list(sentences), [["a"]] * 2, [["a"]] * 2, [[[0]]] * 2,
+                            rng.normal(size=(2, 2, 1, 4)).astype(np.float32), ["0", "1"],
+                            np.ones((2, 1), np.int32), attentions=np.ones((1, 2, 1, 1, 1), np.float32))
+
+
+def test_prepare_stores_what_is_missing_and_loads_the_model_only_then(tmp_path, store_on):
+    store = stored.RunStore(tmp_path)
+    model, loads = CountingModel(), []
+
+    def load(source):
+        loads.append(source)
+        return model
+
+    views = prepare.default_views()
+    done = prepare.prepare(views + views[:1], load, store)
+    assert [status for _, status, _ in done] == [prepare.STORED] * 3 + [prepare.PRESENT]
+    assert loads == [sources.EMBEDDED] and len(model.calls) == 3
+    assert model.calls[2] == ((DEFAULT_A, DEFAULT_B), True), "the attention page's pair view runs as a pair"
+    again = prepare.prepare(views, load, store)
+    assert [status for _, status, _ in again] == [prepare.PRESENT] * 3 and loads == [sources.EMBEDDED]
+    bert_view = store.get(views[0].key())
+    assert bert_view.attentions is None and store.get(views[1].key()).attentions is not None
+
+
+def test_a_view_without_a_key_is_skipped_with_a_reason(tmp_path, store_on):
+    done = prepare.prepare([prepare.View("bert", ("A.", "B."), source=str(tmp_path / "missing"))],
+                           lambda s: pytest.fail("loaded a model for a view it cannot store"),
+                           stored.RunStore(tmp_path))
+    assert done[0][1] == prepare.SKIPPED and "no files" in done[0][2]
+
+
+def test_a_stored_run_is_read_even_where_it_would_not_be_written(tmp_path, store_on):
+    """A shared server writes only the default sentences' runs, but reads what was prepared."""
+    store, model = stored.RunStore(tmp_path), CountingModel()
+    typed = ("My own sentence.", "Another one.")
+    first = stored.bert_run(model, sources.EMBEDDED, typed, store=store, keep=False)
+    assert store.keys() == [] and len(model.calls) == 1
+    prepare.prepare([prepare.View("bert", typed)], lambda s: model, store)
+    assert len(model.calls) == 2
+    read = stored.bert_run(model, sources.EMBEDDED, typed, attentions=False, store=store, keep=False)
+    assert len(model.calls) == 2, "computed a run that was stored"
+    assert not np.array_equal(read.layers, first.layers), "this run came from the store, not the first call"
+
+
+def test_the_command_prepares_the_view_a_fresh_bert_page_draws_without_tensorflow(tmp_path):
+    """``python -m lab prepare`` (a fresh interpreter, the real model) stores what a fresh
+    server's BERT page then draws without importing TensorFlow, with the numbers a server
+    that computes the view shows."""
+    env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "lab", "prepare", "http://localhost:8501/elmo"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, "a link it cannot prepare makes the command fail"
+    assert "3 views stored, 0 already stored, 0 not stored" in done.stdout
+    assert "skipped http://localhost:8501/elmo: the ELMo page" in done.stderr
+    assert len(list((tmp_path / "runs").glob("*.pkl"))) == 3
+    prepared = run_bert_page(str(tmp_path))
+    assert prepared["errors"] == [] and not prepared["tensorflow"], "the prepared view was not read"
+    computed = run_bert_page(str(tmp_path / "elsewhere"))
+    assert computed["tensorflow"]
+    np.testing.assert_allclose(prepared["first"], computed["first"], atol=1e-6)
+    np.testing.assert_allclose(prepared["clicked"], computed["clicked"], atol=1e-6)
+    again = subprocess.run([sys.executable, "-m", "lab", "prepare"], cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert again.returncode == 0 and "0 views stored, 3 already stored" in again.stdout
