@@ -56,6 +56,13 @@ def import_serially(*names: str) -> None:
             importlib.import_module(name)
 
 
+def serially(call):
+    """``call()`` while no other thread imports through ``import_serially`` (for a first
+    figure that may import pandas, before the modules are whole)."""
+    with _IMPORTING:
+        return call()
+
+
 def through_app(*modules: str) -> None:
     """Leave Streamlit's folder mode and rerun through app.py (only ever on a server's
     first run, when that run is a page's own file); then import the pages' modules and
