@@ -21,7 +21,10 @@ from ui import charts  # noqa: E402
 
 st.set_page_config(page_title="Context Lab", page_icon=":material/biotech:", layout="wide")
 preload = None
-if "tensorflow" not in sys.modules:  # a cold server: the page's imports take seconds the browser can use
+# a session's first run on a cold server: its browser has no chart code yet, and the page's
+# imports take seconds it can use (a later run of the session, or a warm server, sends none)
+if "tensorflow" not in sys.modules and not st.session_state.get("_lab_preloaded"):
+    st.session_state["_lab_preloaded"] = True
     # before pandas (0.6 s), so that the browser starts fetching Plotly's code that much
     # sooner; one session at a time, as an import: its table imports pandas, which Plotly
     # must never find half-built (ui.route)

@@ -1,6 +1,7 @@
 """ui.route: the modules a fresh server's sessions import one at a time."""
 
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -62,3 +63,35 @@ def test_the_pages_modules_leave_tensorflow_out():
 def test_import_serially_imports_whole_modules():
     route.import_serially("json", "lab.tokenize")
     assert hasattr(sys.modules["lab.tokenize"], "word_tokens")
+
+
+# app.py run as three sessions' runs on a server without TensorFlow (the home page, no
+# warm-up): how many times each sent the hidden preload box (ui.charts.preload)
+PRELOAD_RUNS = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+from ui import charts
+sent, real = [], charts.preload
+charts.preload = lambda: sent.append(1) or real()
+counts = []
+for session in range(2):
+    at = AppTest.from_file("app.py", default_timeout=120).run()
+    before = len(sent)
+    at.run()  # a full rerun of the same session (as a sidebar change makes)
+    counts.append([before, len(sent) - before, [str(e.value) for e in at.exception]])
+print(json.dumps({"counts": counts, "tensorflow": "tensorflow" in sys.modules}))
+"""
+
+
+def test_the_preload_box_goes_to_each_session_once_while_the_server_is_cold():
+    """Each browser gets the hidden chart on its session's first run (it has no chart code
+    yet), and not again on that session's later runs."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), LAB_WARMUP="0")
+    done = subprocess.run([sys.executable, "-c", PRELOAD_RUNS], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not result["tensorflow"]
+    first, second = result["counts"]
+    assert first == [1, 0, []], "the first session: once, on its first run only"
+    assert second == [2, 0, []], "a new session gets its own box"
