@@ -18,8 +18,8 @@ status widget (a fragment rerun often never shows it).
    a first launch after it (as ``make run`` does once after its set-up: the command's own
    time is printed apart). Every later figure comes from the last server launched, which
    computes every new sentence (the store holds only the default views).
-2. After the start-up warm-up (the server's CPU has gone quiet): on the BERT, ELMo and
-   attention pages, click a word pill (``--clicks`` times, a different word each time)
+2. After the start-up warm-up (its end in the server's log, then its CPU quiet): on the
+   BERT, ELMo and attention pages, click a word pill (``--clicks`` times, a different word each time)
    until the chart that follows the word has changed: p50 / p95 / max. ``--pages`` may
    also name ``compare`` (ELMo vs BERT), where the click is timed until every chart of the
    page shows its final drawing.
@@ -213,7 +213,7 @@ def main(argv=None) -> int:
                     srv.stop()
                     prepared = prepare_then_launch(browser, root, a.python)
                     srv = prepared[-1]
-            srv.wait_quiet()
+            srv.wait_warm()  # every later figure from a server whose warm-up has ended
             print(f"app: {root}")
             if not a.skip_cold:
                 print(f"{'cold start: server launch -> first BERT chart':44s} {drawn:.1f} s (server healthy "

@@ -126,7 +126,7 @@ def main(argv=None) -> int:
 
     srv = Server(root=a.root.resolve(), python=a.python).start()
     try:
-        srv.wait_quiet()
+        srv.wait_warm()
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             ctx = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -158,7 +158,7 @@ def main(argv=None) -> int:
     try:
         asyncio.run(warm(url, a.pages))
         if srv:
-            srv.wait_quiet()
+            srv.wait_warm()
             print(f"app: {srv.root}; RSS after warm-up {srv.rss_mb():.0f} MB")
         print(f"{a.sessions} sessions at once{' (the same ones in every repeat)' if a.stay else ''}, "
               "each: open a page with new sentences"

@@ -47,7 +47,7 @@ async def measure(srv: Server, views: int, clicks: int, chars: int = 0, pages=PA
     for page in pages:
         s = await _session(srv, page, WARM)  # warm-up: imports, model, compilation
         await s.close()
-        await asyncio.to_thread(srv.wait_quiet)  # and what the app does in the background after it
+        await asyncio.to_thread(srv.wait_warm)  # and what the app does in the background after it
         rows = results.setdefault((page, "view"), [])
         for i in range(views):
             if i:

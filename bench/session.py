@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from ui.warmup import DONE_LINE  # noqa: E402
 TICK = os.sysconf("SC_CLK_TCK")
 
 # Sentences a session has not seen: a new view needs a model run, not a cache hit.
@@ -146,6 +148,29 @@ class Server:
             time.sleep(window)
             if self.cpu_s() - c0 < share * window:
                 break
+        return time.monotonic() - t0
+
+    def wait_warm(self, timeout: float = 300) -> float:
+        """Wait until the app's start-up warm-up has ended (its line in the server's log,
+        ``ui.warmup.DONE_LINE``), then until the server is quiet (the buckets it compiles in
+        the background); returns the seconds waited. The warm-up waits for a first page and
+        then pauses, which looks quiet: a server no page has been opened on yet gets one (the
+        home page, over the protocol). A checkout without that line, or a server without the
+        warm-up, waits out the pause instead."""
+        t0 = time.monotonic()
+        if self.env.get("LAB_WARMUP", "1") != "0":
+            if "DONE_LINE" not in (self.root / "ui" / "warmup.py").read_text():
+                time.sleep(10.0)  # an older checkout: its pause (at most 6 s), then quiet
+            else:
+                if DONE_LINE not in self.log.read_text(errors="replace"):
+                    asyncio.run(_open_home(self.url))
+                while DONE_LINE not in self.log.read_text(errors="replace"):
+                    if time.monotonic() - t0 > timeout:
+                        raise RuntimeError(f"no end of the warm-up in {timeout} s:\n{self.log.read_text()[-3000:]}")
+                    if self.proc.poll() is not None:
+                        raise RuntimeError(f"server exited:\n{self.log.read_text()[-3000:]}")
+                    time.sleep(0.2)
+        self.wait_quiet(timeout=max(1.0, timeout - (time.monotonic() - t0)))
         return time.monotonic() - t0
 
     def rss_mb(self) -> float:
@@ -291,3 +316,13 @@ class Session:
 # What a session clicks on each page: (label of a pills group, how to pick an option).
 CLICKS = {"bert": "Word in sentence A", "elmo": "Word in sentence A", "attention": "Query token",
           "compare": "Word in sentence A"}
+
+
+async def _open_home(url: str) -> None:
+    """One session runs the home page (no model): app.py's first run, which the warm-up waits for."""
+    s = Session(url)
+    await s.connect()
+    try:
+        await s._rerun(120)
+    finally:
+        await s.close()

@@ -105,6 +105,9 @@ print(json.dumps({"finished": finished, "errors": [bert_error, elmo_error], "ser
     assert done.returncode == 0, done.stderr[-3000:]
     facts = json.loads(done.stdout.strip().splitlines()[-1])
     assert facts["finished"] and facts["errors"] == [None, None] and facts["serving"]
+    from ui.warmup import DONE_LINE
+
+    assert DONE_LINE in done.stderr, "the server's console (and the benchmarks) learn that it has ended"
     # what keeps each of Streamlit's collections cheap: the collector walks only what is new
     assert facts["frozen"] > 10 * facts["tracked"], facts
 

@@ -104,7 +104,13 @@ def freeze_heap() -> None:
     gc.freeze()
 
 
+# printed to the server's console when the warm-up ends (the benchmarks wait for it: the
+# warm-up's pause after the first page looks like a quiet server)
+DONE_LINE = "Context Lab: start-up warm-up done"
+
+
 def _warm() -> None:
+    t0 = time.monotonic()
     try:
         from ui.route import import_serially
 
@@ -116,6 +122,8 @@ def _warm() -> None:
     finally:
         freeze_heap()
         done.set()
+        print(f"{DONE_LINE} in {time.monotonic() - t0:.1f} s (models loaded; common BERT lengths compile "
+              "in the background)", file=sys.stderr, flush=True)
 
 
 def _warm_models() -> None:
