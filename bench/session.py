@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import os
 import socket
 import subprocess
@@ -163,7 +164,9 @@ class Server:
                 time.sleep(10.0)  # an older checkout: its pause (at most 6 s), then quiet
             else:
                 if DONE_LINE not in self.log.read_text(errors="replace"):
-                    asyncio.run(_open_home(self.url))
+                    # in a thread of its own: the caller may be running an event loop (Playwright's)
+                    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                        pool.submit(asyncio.run, _open_home(self.url)).result()
                 while DONE_LINE not in self.log.read_text(errors="replace"):
                     if time.monotonic() - t0 > timeout:
                         raise RuntimeError(f"no end of the warm-up in {timeout} s:\n{self.log.read_text()[-3000:]}")

@@ -31,6 +31,7 @@ from lab.tokenize import DEFAULT_A, DEFAULT_B
 
 def cmd_info(_args) -> int:
     from lab import report
+
     print("Context Lab", lab.__version__)
     print(f"python {sys.version.split()[0]}")
     for dist in ("tensorflow", "tensorflow-text", "tensorflow-hub", "streamlit", "plotly",
@@ -108,6 +109,7 @@ def cmd_prepare(args) -> int:
 
 def cmd_report(args) -> int:
     from lab import report  # imports TensorFlow: only the commands that run a model wait for it
+
     sections = report.build(args.a, args.b, args.word, args.seed, args.head, args.bert_source,
                             args.elmo_source, progress=lambda m: print(m, file=sys.stderr, flush=True))
     print(report.as_text(sections), end="")

@@ -24,6 +24,7 @@ import numpy as np
 from lab import analysis, sources, views
 from lab.models.transformer import run_block
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
+
 VERSIONS = ("tensorflow", "tensorflow-text", "tensorflow-hub", "numpy", "streamlit", "plotly")
 
 
