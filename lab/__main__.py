@@ -48,7 +48,21 @@ def cmd_info(_args) -> int:
                 print(f"    preset:   {p.label}: {p.handle}")
     print(f"  remote handles give up after {sources.load_timeout():.0f} s (LAB_LOAD_TIMEOUT);"
           " TFHUB_CACHE_DIR = " + (os.environ.get("TFHUB_CACHE_DIR") or "(tfhub default)"))
+    print(_stored_status())
     return 0
+
+
+def _stored_status() -> str:
+    """What a fresh server finds stored: the runs kept, and whether the default views are among them."""
+    from lab import stored
+
+    if not stored.enabled():
+        return "stored runs: off (LAB_STORED_RUNS=0)"
+    store = stored.default_store()
+    have, total = prepare.stored_defaults(sources.default_source("bert"), store)
+    line = (f"stored runs: {len(store.keys()) if store.folder.is_dir() else 0} in {store.folder}; "
+            f"the default views: {have} of {total} stored")
+    return line + ("" if have == total else " (python -m lab prepare stores them)")
 
 
 def _embedded_status(family: str) -> str:

@@ -85,6 +85,13 @@ def view_from_link(link: str, source: str = sources.EMBEDDED) -> View:
 STORED, PRESENT, SKIPPED = "stored", "already stored", "not stored"
 
 
+def stored_defaults(source: str = sources.EMBEDDED, store: stored.RunStore | None = None) -> tuple[int, int]:
+    """(how many of the default views are stored, how many there are), without loading a model."""
+    store = stored.default_store() if store is None else store
+    views = default_views(source)
+    return sum(store.has(v.key()) for v in views), len(views)
+
+
 def prepare(views: list[View], load: Callable[[str], object], store: stored.RunStore | None = None,
             progress: Callable[[str], None] = lambda line: None) -> list[tuple[View, str, str]]:
     """Store every view's run that the store lacks; ``load(source)`` gives the model (called

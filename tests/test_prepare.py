@@ -130,3 +130,19 @@ def test_the_command_prepares_the_view_a_fresh_bert_page_draws_without_tensorflo
     again = subprocess.run([sys.executable, "-m", "lab", "prepare"], cwd=ROOT, env=env, capture_output=True,
                            text=True, timeout=600)
     assert again.returncode == 0 and "0 views stored, 3 already stored" in again.stdout
+
+
+def test_info_says_whether_the_default_views_are_stored(tmp_path, monkeypatch, capsys, store_on):
+    from lab.__main__ import main
+
+    monkeypatch.setenv("LAB_RUNS_DIR", str(tmp_path))
+    monkeypatch.delenv("LAB_BERT_SOURCE", raising=False)
+    assert main(["info"]) == 0
+    assert f"stored runs: 0 in {tmp_path}; the default views: 0 of 3 stored (python -m lab prepare" in \
+        capsys.readouterr().out
+    prepare.prepare(prepare.default_views()[:1], lambda s: CountingModel(), stored.RunStore(tmp_path))
+    assert main(["info"]) == 0
+    assert "stored runs: 1 in" in (out := capsys.readouterr().out) and "the default views: 1 of 3 stored" in out
+    monkeypatch.setenv("LAB_STORED_RUNS", "0")
+    assert main(["info"]) == 0
+    assert "stored runs: off" in capsys.readouterr().out
