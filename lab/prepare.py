@@ -24,9 +24,9 @@ from lab.tokenize import DEFAULT_A, DEFAULT_B, prepare_text
 
 # pages whose BERT run a fresh server can read from the store -> whether the run keeps attentions
 STORED_PAGES = {"bert": False, "compare": False, "attention": True}
+# app pages with no stored view -> why (the home page answers at "/", "/index" and "/home")
 NOT_STORED = {"elmo": "the ELMo page loads its model before its first chart; nothing to store",
-              "": "the home page runs no model", "index": "the home page runs no model",
-              "home": "the home page runs no model"}
+              **dict.fromkeys(("", "index", "home"), "the home page runs no model")}
 
 
 @dataclass(frozen=True)
