@@ -98,6 +98,7 @@ class Server:
     started: float = 0.0
     log: Path | None = None
     launcher: list[str] = field(default_factory=lambda: ["-m", "streamlit"])  # or a wrapper script
+    script: str = "app.py"  # the Streamlit script, relative to root (bench/click_floor.py serves another)
 
     def start(self, wait: bool = True) -> "Server":
         self.port = self.port or free_port()
@@ -108,7 +109,7 @@ class Server:
         self.started = time.monotonic()
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(
-                [self.python, *self.launcher, "run", "app.py", "--server.port", str(self.port),
+                [self.python, *self.launcher, "run", self.script, "--server.port", str(self.port),
                  "--server.address", "127.0.0.1", "--server.headless", "true",
                  "--browser.gatherUsageStats", "false"],
                 cwd=self.root, env=env, stdout=out, stderr=subprocess.STDOUT)
