@@ -150,9 +150,10 @@ def word_pills(pg, page: str, n: int):
         yield radios.nth(target)
 
 
-def clicks(pg, base: str, page: str, n: int) -> list[float]:
+def clicks(pg, url: str, page: str, n: int) -> list[float]:
+    """``n`` clicks on ``page``'s word pills, at ``url`` (the page's address), each timed."""
     title = PAGES[page][1]
-    pg.goto(f"{base}/{page}")
+    pg.goto(url)
     chart_with(pg, title).wait_for(timeout=120_000)
     wait_idle(pg)
     times = []
@@ -162,14 +163,15 @@ def clicks(pg, base: str, page: str, n: int) -> list[float]:
     return times
 
 
-def new_sentence(pg, base: str, page: str, n: int) -> list[float]:
-    pg.goto(f"{base}/{page}")
+def new_sentence(pg, url: str, page: str, n: int, salt: str = "") -> list[float]:
+    """``n`` new sentences A typed on ``page`` at ``url``, each timed until every chart is final."""
+    pg.goto(url)
     chart_with(pg, PAGES[page][1]).wait_for(timeout=120_000)
     wait_idle(pg)
     box = pg.get_by_role("textbox", name="Sentence A")
     times = []
     for i in range(n):
-        box.fill(new_sentences(i, f"browser-{page}")[0])
+        box.fill(new_sentences(i, salt or f"browser-{page}")[0])
         times.append(timed_in_page(pg, lambda: box.press("Control+Enter"), None, key="Enter"))
         wait_idle(pg)
     return times
@@ -230,9 +232,9 @@ def main(argv=None) -> int:
             pg.set_default_timeout(120_000)
             results = {}
             for page in a.pages.split(","):
-                results[f"click a word -> chart changed ({page})"] = clicks(pg, srv.url, page, a.clicks)
+                results[f"click a word -> chart changed ({page})"] = clicks(pg, f"{srv.url}/{page}", page, a.clicks)
             for page in a.pages.split(","):
-                results[f"new sentence -> charts redrawn ({page})"] = new_sentence(pg, srv.url, page, a.sentences)
+                results[f"new sentence -> charts redrawn ({page})"] = new_sentence(pg, f"{srv.url}/{page}", page, a.sentences)
             for name, times in results.items():
                 print(row(name, times))
             ctx.close()

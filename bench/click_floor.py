@@ -22,38 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import PAGES, chart_with, row, timed_in_page, wait_idle, word_pills  # noqa: E402
-from bench.session import Server, new_sentences, parser  # noqa: E402
+from bench.browser import clicks, new_sentence, row  # noqa: E402
+from bench.session import Server, parser  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-
-TITLE = PAGES["bert"][1]  # the per-layer chart's title, on both pages
-
-
-def open_page(pg, url: str) -> None:
-    pg.goto(url)
-    chart_with(pg, TITLE).wait_for(timeout=120_000)
-    wait_idle(pg)
-
-
-def clicks(pg, url: str, n: int) -> list[float]:
-    open_page(pg, url)
-    times = []
-    for pill in word_pills(pg, "bert", n):
-        times.append(timed_in_page(pg, pill.click, TITLE))
-        wait_idle(pg)
-    return times
-
-
-def sentences(pg, url: str, n: int, salt: str) -> list[float]:
-    """New sentences A, typed and sent with Ctrl+Enter, until every chart of the page is final."""
-    open_page(pg, url)
-    box = pg.get_by_role("textbox", name="Sentence A")
-    times = []
-    for i in range(n):
-        box.fill(new_sentences(i, salt)[0])
-        times.append(timed_in_page(pg, lambda: box.press("Control+Enter"), None, key="Enter"))
-        wait_idle(pg)
-    return times
 
 
 def main(argv=None) -> int:
@@ -78,10 +49,11 @@ def main(argv=None) -> int:
             pg.set_default_timeout(120_000)
             for r in range(a.rounds):
                 for name, url in urls.items():
-                    results.setdefault(f"click a word -> chart changed ({name})", []).extend(clicks(pg, url, a.clicks))
+                    results.setdefault(f"click a word -> chart changed ({name})", []).extend(
+                        clicks(pg, url, "bert", a.clicks))
                 for name, url in urls.items():
                     results.setdefault(f"new sentence -> charts redrawn ({name})", []).extend(
-                        sentences(pg, url, a.sentences, f"floor-{r}"))
+                        new_sentence(pg, url, "bert", a.sentences, f"floor-{r}"))
             browser.close()
     finally:
         app.stop()

@@ -98,7 +98,7 @@ class Server:
     started: float = 0.0
     log: Path | None = None
     launcher: list[str] = field(default_factory=lambda: ["-m", "streamlit"])  # or a wrapper script
-    script: str = "app.py"  # the Streamlit script, relative to root (bench/click_floor.py serves another)
+    script: str = "app.py"  # the Streamlit script, relative to root or absolute (bench/click_floor.py serves another)
 
     def start(self, wait: bool = True) -> "Server":
         self.port = self.port or free_port()
