@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab.tokenize import DEFAULT_A
 from tests.conftest import ROOT
-from tests.test_page_bert import values
+from tests.specs import values
 
 FLOOR = ROOT / "bench" / "floor_app.py"
 

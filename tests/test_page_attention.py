@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 
 import numpy as np
@@ -13,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from lab import analysis, figures
 from lab.models.transformer import run_block
 from tests.conftest import ROOT
+from tests.specs import chart_keyed, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -39,24 +39,9 @@ def columns(at: AppTest, key: str) -> list[str]:
     return [str(c) for c in at.get_by_key(key).dataframe[0].value.columns]
 
 
-def chart(at: AppTest, key: str) -> dict:
-    """The Plotly figure the page drew under ``key``, as JSON."""
-    (el,) = [c for c in at.get("plotly_chart") if c.key == key]
-    return json.loads(el.proto.spec)
-
-
-def z(trace: dict) -> np.ndarray:
-    """A trace's z as an array: Plotly writes NumPy arrays as typed arrays (dtype, bdata, shape)."""
-    data = trace["z"]
-    if isinstance(data, dict):
-        shape = [int(d) for d in str(data["shape"]).split(",")]
-        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).reshape(shape)
-    return np.asarray(data, float)
-
-
 def tile(spec: dict, layer: int, head: int) -> np.ndarray:
     """One head of the model view's grid (layer and head 0-based)."""
-    return figures.model_view_tile(z(spec["data"][0]), spec["layout"]["meta"], layer, head)
+    return figures.model_view_tile(values(spec["data"][0]["z"]), spec["layout"]["meta"], layer, head)
 
 
 def set_widget(at: AppTest, key: str, value) -> AppTest:
@@ -79,8 +64,8 @@ def test_block_matrix_follows_head_and_row_and_padded_keys_are_zero():
     at = page()
     ref = run_block([A, B], seed=0)
     np.testing.assert_allclose(table(at, "att_block_matrix"), ref.attentions[0, 0], atol=1e-6)
-    block = chart(at, "att_block_fig")
-    np.testing.assert_allclose(z(block["data"][0]), ref.attentions[0, 0], atol=1e-6)
+    block = chart_keyed(at, "att_block_fig")
+    np.testing.assert_allclose(values(block["data"][0]["z"]), ref.attentions[0, 0], atol=1e-6)
     # nothing to click here: one trace, the heatmap, which carries its own hover
     assert len(block["data"]) == 1 and "attention %{z:.3f}" in block["data"][0]["hovertemplate"]
     padded = ref.batch.padding_mask[0] == 0
@@ -111,7 +96,7 @@ def test_mask_off_leaks_into_padding_and_the_seed_changes_the_weights():
     set_widget(at, "att_seed", 5)
     np.testing.assert_allclose(table(at, "att_block_matrix"), run_block([A, B], seed=5).attentions[0, 0],
                                atol=1e-6)
-    assert "seed 5" in chart(at, "att_block_fig")["layout"]["title"]["text"]
+    assert "seed 5" in chart_keyed(at, "att_block_fig")["layout"]["title"]["text"]
     assert at.query_params["att_seed"] in ("5", ["5"])
 
 
@@ -123,7 +108,7 @@ def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
     out = embedded_bert.run([A, B])
     n = [int(m.sum()) for m in out.mask]
     np.testing.assert_allclose(table(at, "att_head_matrix"), out.attentions[0, 0, 0, :n[0], :n[0]], atol=1e-5)
-    model_view = chart(at, "att_model_view")
+    model_view = chart_keyed(at, "att_model_view")
     assert model_view["layout"]["meta"]["layers"] == 6 and model_view["layout"]["meta"]["heads"] == 12
     np.testing.assert_allclose(tile(model_view, 2, 3), out.attentions[2, 0, 3, :n[0], :n[0]], atol=1e-5)
     assert "all-MiniLM-L6-v2" in model_view["layout"]["title"]["text"]
@@ -134,14 +119,14 @@ def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
     set_widget(at, "att_brow", 1)
     m = table(at, "att_head_matrix")
     np.testing.assert_allclose(m, out.attentions[3, 1, 5, :n[1], :n[1]], atol=1e-5)
-    np.testing.assert_allclose(z(chart(at, "att_head_view")["data"][0]), m, atol=1e-5)
+    np.testing.assert_allclose(values(chart_keyed(at, "att_head_view")["data"][0]["z"]), m, atol=1e-5)
     assert columns(at, "att_head_matrix")[0] == "0·[CLS]" and columns(at, "att_head_matrix")[7] == "7·bank"
 
 
 def test_another_query_moves_the_outline_and_leaves_the_head_view_as_it_was(embedded_bert):
     at = page(tables=False)
     n_charts = len(at.get("plotly_chart"))
-    spec = chart(at, "att_head_view")
+    spec = chart_keyed(at, "att_head_view")
 
     def outline() -> str:
         return at.get_by_key("att_head_view_outline").markdown[0].value
@@ -149,7 +134,7 @@ def test_another_query_moves_the_outline_and_leaves_the_head_view_as_it_was(embe
     fig = go.Figure(spec)
     assert f"top: {figures.outline_box(fig, 1)['top']:.2f}px" in outline()  # the first word's row
     set_widget(at, "att_tok", 3)  # "bank"
-    assert chart(at, "att_head_view") == spec  # the same figure: the browser keeps the drawn chart
+    assert chart_keyed(at, "att_head_view") == spec  # the same figure: the browser keeps the drawn chart
     assert f"top: {figures.outline_box(fig, 3)['top']:.2f}px" in outline()
     assert ".st-key-att_head_view::after" in outline() and len(at.get("plotly_chart")) == n_charts
 
@@ -179,11 +164,11 @@ def test_clicking_a_token_shows_its_row_in_every_head(embedded_bert):
     rows = table(at, "att_row_matrix")
     assert rows.shape == (12, n)
     np.testing.assert_allclose(rows, out.attentions[4, 0, :, 3, :n], atol=1e-5)
-    np.testing.assert_allclose(z(chart(at, "att_row_view")["data"][0]), rows, atol=1e-5)
+    np.testing.assert_allclose(values(chart_keyed(at, "att_row_view")["data"][0]["z"]), rows, atol=1e-5)
     assert '"bank" in every head of layer 5' in texts(at)
 
     set_widget(at, "att_lines", True)
-    lines = chart(at, "att_lines_view")
+    lines = chart_keyed(at, "att_lines_view")
     assert "bank" in lines["layout"]["title"]["text"]
     weights = [float(t.rsplit(" ", 1)[1]) for t in lines["data"][-1]["text"]]
     np.testing.assert_allclose(weights, out.attentions[4, 0, 0, 3, :n], atol=5e-3)
@@ -200,7 +185,7 @@ def test_pair_filters_give_the_right_quadrant(embedded_bert, filt, q_seg, k_seg)
     assert pair.mask[0].all()  # one row, no padding
     want = analysis.quadrant(pair.attentions[2, 0, 0], types == q_seg, types == k_seg)
     np.testing.assert_allclose(table(at, "att_head_matrix"), want, atol=1e-5)
-    np.testing.assert_allclose(tile(chart(at, "att_model_view"), 0, 0),
+    np.testing.assert_allclose(tile(chart_keyed(at, "att_model_view"), 0, 0),
                                analysis.quadrant(pair.attentions[0, 0, 0], types == q_seg, types == k_seg),
                                atol=1e-5)
     keys = columns(at, "att_head_matrix")
@@ -220,7 +205,7 @@ def test_hiding_special_tokens_renormalizes_rows_in_every_view(embedded_bert):
     np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-5)
     assert not any("[CLS]" in c or "[SEP]" in c for c in columns(at, "att_head_matrix"))
     np.testing.assert_allclose(table(at, "att_row_matrix"), want[:, 0], atol=1e-5)  # first word, every head
-    np.testing.assert_allclose(tile(chart(at, "att_model_view"), 1, 0),
+    np.testing.assert_allclose(tile(chart_keyed(at, "att_model_view"), 1, 0),
                                analysis.drop_tokens(out.attentions[1, 0, 0, :n, :n], keep), atol=1e-5)
 
     # the policy applies before the pair filter: A -> B of the renormalized matrix
@@ -247,7 +232,7 @@ def test_a_hub_source_without_attentions_says_so_and_offers_the_embedded_model(h
     assert "att_block_fig" in [c.key for c in at.get("plotly_chart")]  # the minimal block still works
 
     set_widget(at, "att_embedded", True)
-    assert "all-MiniLM-L6-v2" in chart(at, "att_head_view")["layout"]["title"]["text"]
+    assert "all-MiniLM-L6-v2" in chart_keyed(at, "att_head_view")["layout"]["title"]["text"]
 
 
 @pytest.mark.parametrize("a, b, message", [
@@ -278,7 +263,7 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
     set_widget(at, "att_brow", 0)
     head_cols = columns(at, "att_head_matrix")
     assert any("script" in c for c in head_cols) and any("行" in c for c in head_cols)
-    assert "&lt;" in json.dumps(chart(at, "att_head_view")["layout"]["xaxis"]["ticktext"])
+    assert "&lt;" in json.dumps(chart_keyed(at, "att_head_view")["layout"]["xaxis"]["ticktext"])
     block = at.get_by_key("att_batch").table[0].value
     assert "<" in block.loc["A token"].tolist()
 

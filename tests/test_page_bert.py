@@ -1,6 +1,5 @@
 """The BERT WordPiece page, run headless with AppTest: clicks change values to lab's numbers."""
 
-import base64
 import json
 
 import numpy as np
@@ -10,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab import analysis, figures
 from tests.conftest import ROOT
+from tests.specs import chart, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -25,24 +25,6 @@ def run_page(**params) -> AppTest:
 def curve_table(at) -> dict[str, float]:
     df = next(d.value for d in at.dataframe if list(d.value.index) == ["cosine"])
     return {k: float(v) for k, v in df.iloc[0].items()}
-
-
-def values(v) -> np.ndarray:
-    """A Plotly JSON array: a plain list, or the typed-array form {dtype, bdata[, shape]}."""
-    if isinstance(v, dict) and "bdata" in v:
-        arr = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        if "shape" in v:
-            arr = arr.reshape([int(n) for n in str(v["shape"]).split(",")])
-        return arr
-    return np.asarray(v, dtype=float)
-
-
-def chart(at, key_fragment: str) -> dict:
-    for el in at.get("plotly_chart"):
-        spec = json.loads(el.proto.spec)
-        if key_fragment in json.dumps(spec.get("layout", {}).get("title", {})):
-            return spec
-    raise AssertionError(f"no chart titled with {key_fragment!r}")
 
 
 def expected_curve(out, ta, tb, pool="first"):

@@ -14,7 +14,7 @@ from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
 from tests.conftest import ROOT
 from ui.frame import md_escape
-from tests.test_page_bert import chart, values
+from tests.specs import chart, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
