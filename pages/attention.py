@@ -12,7 +12,7 @@ import streamlit as st
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
 from ui import charts, clicks, models, state
-from ui.frame import frame, md_escape, show_input_messages
+from ui.frame import frame, md_escape, plain_table, show_input_messages
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
 # the browser, and nobody reads that many labels anyway.
@@ -119,7 +119,7 @@ def _block_batch(run) -> None:
         columns=[str(p) for p in range(T)],
     )
     with st.container(key="att_batch"):
-        st.table(table.astype(str))  # an HTML table: projector mode enlarges its type
+        plain_table(table.astype(str))  # an HTML table: projector mode enlarges its type
     c = run.config
     st.markdown(
         f"Vocabulary: {len(run.vocabulary)} entries from the two sentences (`[PAD]` = 0, `[UNK]` = 1). "

@@ -13,7 +13,7 @@ import streamlit as st
 from lab import analysis, figures, quiz, views
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, md_escape, show_input_messages, show_table
+from ui.frame import frame, md_code, md_escape, show_input_messages, show_table
 
 MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
 
@@ -78,8 +78,8 @@ def compare() -> None:
     st.header("2 · One word, two contexts")
     pair = _word_pickers()
     word_a, word_b = pair.texts
-    st.markdown(f"A: **{md_escape(word_a)}** → pieces `{' '.join(pair.pieces[0])}` · "
-                f"B: **{md_escape(word_b)}** → pieces `{' '.join(pair.pieces[1])}`")
+    st.markdown(f"A: **{md_escape(word_a)}** → pieces {md_code(' '.join(pair.pieces[0]))} · "
+                f"B: **{md_escape(word_b)}** → pieces {md_code(' '.join(pair.pieces[1]))}")
     if not quiz_ui.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert"):
         return
     charts.show(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
@@ -145,7 +145,7 @@ def _measures(pair: views.WordPair) -> None:
     m1.caption("tanh(dense([CLS])) of the last layer: one vector per sentence, trained for "
                "next-sentence prediction in BERT (this embedded model was tuned on mean pooling "
                "instead, so read it with care).")
-    m2.metric(f'Token cosine "{pair.texts[0]}" / "{pair.texts[1]}"', f"{m.token:.3f}")
+    m2.metric(f'Token cosine "{md_escape(pair.texts[0])}" / "{md_escape(pair.texts[1])}"', f"{m.token:.3f}")
     m2.caption("The selected words at the last layer: how alike the two uses of a word are.")
     m3.metric("Mean-pooled content cosine", f"{m.mean_content:.3f}")
     m3.caption("Average of the last layer over real words ([CLS], [SEP], padding left out): "
@@ -164,7 +164,7 @@ def _embedding_parts(pair: views.WordPair) -> None:
     pos_a, pos_b = pair.positions[0][0], pair.positions[1][0]
     st.caption(f"Before layer 0, BERT adds three vectors: the word-piece embedding, the position "
                f"embedding and the segment (token-type) embedding, then normalizes. The word part of "
-               f'"{pair.texts[0]}" and "{pair.texts[1]}" has cosine {parts[0].cosine:.3f} (1.000 means the '
+               f'"{md_escape(pair.texts[0])}" and "{md_escape(pair.texts[1])}" has cosine {parts[0].cosine:.3f} (1.000 means the '
                f"same piece); the position part differs because the words sit at positions {pos_a} and "
                f"{pos_b}. 'Share' is each part's projection on the sum (the three add up to 1).")
 

@@ -224,7 +224,7 @@ def _own_pair(tests: dict[str, compare.SenseTest], found: dict[str, compare.Mode
 
 
 def _most_wrong(t: compare.SenseTest, key: str) -> None:
-    st.subheader(f"What {t.short_label} gets most wrong (at {t.layer_names[t.best]})")
+    st.subheader(f"What {md_escape(t.short_label)} gets most wrong (at {md_escape(t.layer_names[t.best])})")
     rows = [{"word": t.pairs[i][0], "sentence 1": t.pairs[i][1], "sentence 2": t.pairs[i][2],
              "truth": "same sense" if t.labels[i] else "different sense",
              "cosine": round(float(t.cosines[i, t.best]), 4)} for i in t.wrong]

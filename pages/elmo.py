@@ -69,7 +69,7 @@ def read_tokens() -> tuple[tuple[str, ...], ...]:
         if t.total > MAX_WORDS:
             st.warning(f"Sentence {name} has {t.total:,} words; this page reads the first {MAX_WORDS}.")
         for w in t.too_long:
-            st.info(f"The token “{w[:20]}…” in sentence {name} is longer than {limit} bytes; "
+            st.info(f"The token “{md_escape(w[:20])}…” in sentence {name} is longer than {limit} bytes; "
                     f"ELMo reads only its first {limit}.")
         tokens.append(tuple(t.words))
     st.caption("Words are split from punctuation (“bank.” → “bank” “.”), as ELMo's training text "
@@ -129,7 +129,8 @@ def _pick(key: str, row: int) -> int:
         return i
     if word in words:
         return words.index(word)
-    st.info(f"The selected word “{word}” is not in sentence {'AB'[row]}; showing “{words[default]}” instead.")
+    st.info(f"The selected word “{md_escape(word)}” is not in sentence {'AB'[row]}; showing "
+            f"“{md_escape(words[default])}” instead.")
     return default
 
 

@@ -1,12 +1,14 @@
-"""The figures a page drew, read back from AppTest: the Plotly JSON of a chart, found by its
-title or its key, and its arrays as NumPy."""
+"""The figures and tables a page drew, read back from AppTest: the Plotly JSON of a chart,
+found by its title or its key, and its arrays as NumPy; every table as a reader sees it."""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 
 import numpy as np
+import pandas as pd
 
 
 def values(v) -> np.ndarray:
@@ -32,3 +34,19 @@ def chart_keyed(at, key: str) -> dict:
     """The chart the page drew under ``key``, as JSON."""
     (el,) = [c for c in at.get("plotly_chart") if c.key == key]
     return json.loads(el.proto.spec)
+
+
+def _unescaped(v):
+    return re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v
+
+
+def tables(at) -> list[pd.DataFrame]:
+    """Every table the page showed, the interactive grids (``st.dataframe``) first, then the
+    plain ones (``st.table``), as a reader sees them: the backslashes that keep a plain
+    table's text from being read as Markdown (``ui.frame.plain_table``) taken out."""
+    out = [d.value for d in at.dataframe]
+    for t in at.table:
+        df = t.value.map(_unescaped)
+        df.index, df.columns = df.index.map(_unescaped), df.columns.map(_unescaped)
+        out.append(df)
+    return out

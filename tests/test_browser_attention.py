@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser import click_cell, click_pill, outline_over, wait_idle
+from tests.browser import click_cell, click_pill, outline_over, type_sentence, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -60,3 +60,24 @@ def test_the_query_row_outline_moves_over_the_head_view_without_redrawing_it(app
     page.wait_for_selector('text="bank" in every head of layer 1')
     outline_over(page, "att_head_view", 3)  # row 3: "bank"
     assert head_view.locator(".js-plotly-plot").evaluate("gd => gd.__drawn_once === true")  # not drawn again
+
+
+def test_tokens_that_look_like_markdown_show_as_typed_in_the_batch_table(app_server, page):
+    # a plain table renders each cell as Markdown: "#" alone would be an empty heading,
+    # "-" an empty bullet, "_a_" italic a (ui.frame.plain_table escapes them)
+    from lab.models.transformer import run_block
+    from lab.tokenize import DEFAULT_B
+
+    sentence = "C# is - **fun** 1. _a_ [x](y)"
+    page.goto(app_server + "/attention")
+    page.wait_for_selector('text="the" in every head of layer 1')
+    wait_idle(page)
+    type_sentence(page, "Sentence A", sentence)
+    page.wait_for_selector('text="c" in every head of layer 1')
+    table = page.locator(".st-key-att_batch table")
+    first_row = table.locator("tbody tr").first
+    want = run_block([sentence, DEFAULT_B]).batch.tokens[0]
+    assert want[:4] == ["c", "#", "is", "-"] and "_a_" in want
+    assert first_row.locator("td").all_inner_texts()[:len(want)] == want
+    assert first_row.locator("th").inner_text() == "A token"
+    assert table.locator("h1, h2, ul, ol, li, strong, em, a, code").count() == 0

@@ -63,3 +63,22 @@ def test_a_new_sentence_draws_each_map_once(app_server, page):
     page.wait_for_timeout(1500)  # a second drawing came 0.1-0.3 s after the first
     assert maps == 2  # the word's token map and the A x B map
     assert page.evaluate("window.__heatmapDraws") == maps
+
+
+def test_words_that_look_like_markdown_show_as_typed(app_server, page):
+    # the page's labels and captions are Markdown: the word "*" twice would italicize what
+    # lies between, and a backtick would end the code span of its pieces
+    page.goto(app_server + "/bert")
+    page.wait_for_selector('text=Token cosine "bank" / "bank"')
+    wait_idle(page)
+    type_sentence(page, "Sentence A", "Bank stars * shine ` here")
+    type_sentence(page, "Sentence B", "A bank * star ` there")
+    click_pill(page, "Word in sentence A", "*")
+    click_pill(page, "Word in sentence B", "*")
+    page.wait_for_selector('text=Token cosine "*" / "*"')
+    page.wait_for_selector('text=The word part of "*" and "*" has cosine')
+    click_pill(page, "Word in sentence A", "`")
+    page.wait_for_selector('text=Token cosine "`" / "*"')
+    pieces = page.locator('[data-testid="stMarkdownContainer"]', has_text="→ pieces").first
+    assert pieces.inner_text() == "A: ` → pieces ` · B: * → pieces *"
+    assert pieces.locator("code").all_inner_texts() == ["`", "*"]

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from lab import analysis, figures
 from lab.models.transformer import run_block
 from tests.conftest import ROOT
-from tests.specs import chart_keyed, values
+from tests.specs import chart_keyed, tables as shown_tables, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -71,7 +71,7 @@ def test_block_matrix_follows_head_and_row_and_padded_keys_are_zero():
     padded = ref.batch.padding_mask[0] == 0
     assert padded.sum() == 2 and (table(at, "att_block_matrix")[:, padded] == 0.0).all()
     assert "exactly zero" in texts(at) and "random" in texts(at)
-    batch = at.get_by_key("att_batch").table[0].value
+    (batch,) = shown_tables(at.get_by_key("att_batch"))
     assert batch.loc["A token"].tolist()[-2:] == ["[PAD]", "[PAD]"]
     assert batch.loc["A token_ids"].tolist()[-2:] == ["0", "0"]
     assert batch.loc["A padding_mask"].tolist() == ["1"] * 8 + ["0"] * 2
@@ -264,7 +264,7 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
     head_cols = columns(at, "att_head_matrix")
     assert any("script" in c for c in head_cols) and any("行" in c for c in head_cols)
     assert "&lt;" in json.dumps(chart_keyed(at, "att_head_view")["layout"]["xaxis"]["ticktext"])
-    block = at.get_by_key("att_batch").table[0].value
+    (block,) = shown_tables(at.get_by_key("att_batch"))
     assert "<" in block.loc["A token"].tolist()
 
 

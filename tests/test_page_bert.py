@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab import analysis, figures
 from tests.conftest import ROOT
-from tests.specs import chart, values
+from tests.specs import chart, tables, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -23,7 +23,7 @@ def run_page(**params) -> AppTest:
 
 
 def curve_table(at) -> dict[str, float]:
-    df = next(d.value for d in at.dataframe if list(d.value.index) == ["cosine"])
+    df = next(t for t in tables(at) if list(t.index) == ["cosine"])
     return {k: float(v) for k, v in df.iloc[0].items()}
 
 
@@ -131,7 +131,7 @@ def test_wordpiece_tables_and_shapes(defaults_out):
 
 def test_embedding_decomposition(defaults_out):
     at = run_page()
-    parts = next(d.value for d in at.dataframe if "share of sum A" in d.value.columns)
+    parts = next(t for t in tables(at) if "share of sum A" in t.columns)
     assert parts.loc["word", "cosine A/B"] == pytest.approx(1.0, abs=1e-4)
     assert parts.loc["position", "cosine A/B"] < 0.99
     assert parts["share of sum A"].sum() == pytest.approx(1.0, abs=1e-3)

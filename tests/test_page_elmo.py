@@ -13,6 +13,7 @@ from lab.models.elmo_io import embedded_metrics, export_saved_model, load_elmo
 from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
+from tests.specs import tables
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -42,7 +43,7 @@ def runs_table(at):
 
 
 def curve(at) -> np.ndarray:
-    df = next(d.value for d in at.dataframe if list(d.value.index) == ["cosine"])
+    df = next(t for t in tables(at) if list(t.index) == ["cosine"])
     assert list(df.columns) == NAMES
     return df.iloc[0].to_numpy(float)
 
@@ -178,6 +179,9 @@ def test_a_selected_word_missing_from_the_sentence():
     assert not at.exception
     assert any("“zebra” is not in sentence A" in i.value for i in at.info)
     assert at.pills[0].value == 2
+    # the word comes from the URL: shown as typed, never read as Markdown
+    at = run_page(elmo_wa="3:*big* [word]")
+    assert any("“\\*big\\* \\[word\\]” is not in sentence A" in i.value for i in at.info)
 
 
 def test_long_and_unusual_input():

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab import quiz
 from tests.conftest import ROOT
+from tests.specs import tables
 from tests.test_page_bert import A, B, expected_curve
 from tests.test_page_elmo import NAMES, defaults_out, elmo, expected, mix_of  # noqa: F401 - fixtures
 from ui.frame import md_escape
@@ -37,7 +38,7 @@ def test_bert_page_hides_the_curve_until_reveal(embedded_bert, params):
     at = run("pages/bert.py", **params)
     assert not at.exception
     assert not at.get("plotly_chart") and not at.metric  # no figure, no value
-    assert all("input_mask" in list(d.value.index) for d in [*at.dataframe, *at.table])  # only the WordPiece tables
+    assert all("input_mask" in list(t.index) for t in tables(at))  # only the WordPiece tables
     out = embedded_bert.run([A, B])
     cos = expected_curve(out, 2, 6)
     right = quiz.least_alike(("bank", "bank"), {out.short_label: (out.layer_names, cos)}).right
@@ -49,7 +50,7 @@ def test_elmo_page_hides_the_bars_until_reveal(elmo, defaults_out):  # noqa: F81
     at = run("pages/elmo.py", quiz="1")
     assert not at.exception
     assert "each layer" not in titles(at) and "every word of" not in titles(at)
-    assert not [d for d in at.dataframe if list(d.value.index) == ["cosine"]]
+    assert not [t for t in tables(at) if list(t.index) == ["cosine"]]
     w, g = mix_of(elmo)
     cos = expected(defaults_out, 2, 6, w, g)
     right = quiz.least_alike(("bank", "bank"), {elmo.short_label: (NAMES, cos)}).right

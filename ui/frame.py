@@ -151,12 +151,31 @@ def md_escape(text: str) -> str:
     return out
 
 
+def md_code(text: str) -> str:
+    """``text`` as a Markdown code span, shown as typed even where it holds backticks (the
+    fence is one backtick longer than its longest run of them)."""
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""  # a space on each side is dropped
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def plain_table(df, **kwargs) -> None:
+    """``st.table``, which renders every cell, column label and index label as Markdown
+    (a token "#" would be an empty heading, "-" a bullet), with the text shown as typed."""
+    def shown(v):
+        return md_escape(v) if isinstance(v, str) else v
+    df = df.map(shown)
+    df.index, df.columns = df.index.map(shown), df.columns.map(shown)
+    st.table(df, **kwargs)
+
+
 def show_table(df, key: str, projector: bool, **kwargs) -> None:
-    """A table: the interactive grid normally; in projector mode a plain HTML table, whose
-    text the projector style enlarges (the grid draws on a canvas at a fixed size). Below
-    it, a small button downloads it as ``<key>.csv`` (built only when clicked)."""
+    """A table: the interactive grid normally; in projector mode a plain HTML table
+    (``plain_table``), whose text the projector style enlarges (the grid draws on a canvas at
+    a fixed size). Below it, a small button downloads it as ``<key>.csv`` (built only when
+    clicked)."""
     if projector:
-        st.table(df)
+        plain_table(df, hide_index=kwargs.get("hide_index"))
     else:
         st.dataframe(df, key=key, **kwargs)
     st.download_button("CSV", data=lambda: df.to_csv(index=not kwargs.get("hide_index")).encode("utf-8"),
