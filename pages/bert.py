@@ -30,7 +30,7 @@ model = models.model("bert", fr.bert_source, lazy=True)  # a stored run can answ
 # The page draws no attention probabilities, so it keeps its run without them (151 MB of a
 # long input's 167, held as long as the session); the download runs the model again.
 out = models.bert_run(model, model.source, tuple(fr.sentences), attentions=False)
-st.caption(f"Model: **{md_escape(out.model_label)}** · source: `{model.source}`")
+st.caption(f"Model: **{md_escape(out.model_label)}** · source: {md_code(model.source)}")
 charts.vectors_button(lambda m=model, s=list(fr.sentences): m.run(s), "bert-vectors", key="bert_npz")
 for name, cut in zip("AB", out.truncated):
     if cut:

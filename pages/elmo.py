@@ -16,7 +16,7 @@ from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import word_tokens
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, md_escape, show_input_messages, show_table
+from ui.frame import frame, md_code, md_escape, show_input_messages, show_table
 
 MAX_WORDS = 150  # per sentence: the LSTMs read word by word, and figures stay legible
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
@@ -33,7 +33,7 @@ st.caption("ELMo reads characters, builds a context-free word vector (`word_emb`
 show_input_messages(fr)
 
 model = models.model("elmo", fr.elmo_source)
-st.caption(f"Model: **{md_escape(model.label)}** · source: `{model.source}`")
+st.caption(f"Model: **{md_escape(model.label)}** · source: {md_code(model.source)}")
 
 
 def mini_note() -> None:
