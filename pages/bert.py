@@ -162,9 +162,10 @@ def _embedding_parts(pair: views.WordPair) -> None:
                            "share of sum A": p.shares[0], "share of sum B": p.shares[1]} for p in parts])
     show_table(table.set_index("part").round(4), projector=fr.projector, key="bert_parts")
     pos_a, pos_b = pair.positions[0][0], pair.positions[1][0]
+    wa, wb = (md_escape(w) for w in pair.texts)
     st.caption(f"Before layer 0, BERT adds three vectors: the word-piece embedding, the position "
                f"embedding and the segment (token-type) embedding, then normalizes. The word part of "
-               f'"{md_escape(pair.texts[0])}" and "{md_escape(pair.texts[1])}" has cosine {parts[0].cosine:.3f} (1.000 means the '
+               f'"{wa}" and "{wb}" has cosine {parts[0].cosine:.3f} (1.000 means the '
                f"same piece); the position part differs because the words sit at positions {pos_a} and "
                f"{pos_b}. 'Share' is each part's projection on the sum (the three add up to 1).")
 
