@@ -26,6 +26,13 @@ status widget (a fragment rerun often never shows it).
 3. A new sentence A (typed, Ctrl+Enter; ``--sentences`` times, each new) until the
    page's charts show their final drawing: p50 / p95 / max.
 
+With ``--against OTHER`` (another checkout, e.g. a worktree of main) it times no cold start:
+it serves both checkouts at once and, in one Chromium, times 2 and 3 on each in turns,
+``--rounds`` times (the order of the two swapped every round), and prints each checkout's
+figures over all rounds and its p50 in each round. The 2-core machines here drift: one
+commit's click p50 moved from 206 to 321 ms within 15 minutes (bench/HISTORY.md, the
+seventeenth round), so a change is measured this way, not against an earlier run.
+
 Prints figures; asserts nothing.
 """
 
@@ -192,7 +199,11 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-cold", action="store_true", help="start the server without timing it")
     ap.add_argument("--cold-only", action="store_true", help="time the cold starts alone")
     ap.add_argument("--pages", default="bert,elmo,attention", help="comma-separated, of: " + ", ".join(PAGES))
+    ap.add_argument("--against", type=Path, help="another checkout, timed in turns with --root (no cold start)")
+    ap.add_argument("--rounds", type=int, default=3, help="with --against: how many turns each")
     a = ap.parse_args(argv)
+    if a.against:
+        return in_turns(a)
     from playwright.sync_api import sync_playwright
 
     root = a.root.resolve()
@@ -244,6 +255,45 @@ def main(argv=None) -> int:
             if srv:
                 srv.stop()
             browser.close()
+    return 0
+
+
+def in_turns(a) -> int:
+    """``--against``: both checkouts served at once, each page's clicks and new sentences
+    timed on one and then the other, ``a.rounds`` times."""
+    from playwright.sync_api import sync_playwright
+
+    roots = [a.root.resolve(), a.against.resolve()]
+    servers = [Server(root=r, python=a.python) for r in roots]
+    pages = a.pages.split(",")
+    results: dict[tuple[int, str], list[list[float]]] = {}  # (checkout, what) -> one list a round
+    try:
+        for srv in servers:
+            srv.start()
+        for srv in servers:
+            srv.wait_warm()
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            pg = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            pg.set_default_timeout(120_000)
+            for r in range(a.rounds):
+                order = [0, 1] if r % 2 == 0 else [1, 0]
+                for page in pages:
+                    for i in order:
+                        results.setdefault((i, f"click a word -> chart changed ({page})"), []).append(
+                            clicks(pg, f"{servers[i].url}/{page}", page, a.clicks))
+                for page in pages:
+                    for i in order:  # each server's sentences its own, so that each is new to it
+                        results.setdefault((i, f"new sentence -> charts redrawn ({page})"), []).append(
+                            new_sentence(pg, f"{servers[i].url}/{page}", page, a.sentences, f"turns-{i}-{r}"))
+            browser.close()
+    finally:
+        for srv in servers:
+            srv.stop()
+    print(f"in turns, {a.rounds} rounds: [1] {roots[0]}  [2] {roots[1]}")
+    for (i, name), rounds in sorted(results.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        p50s = ", ".join(f"{np.nanmedian(t) * 1000:.0f}" for t in rounds)
+        print(f"{row(f'[{i + 1}] {name}', [t for ts in rounds for t in ts])}  p50 by round: {p50s} ms")
     return 0
 
 
