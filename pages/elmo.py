@@ -129,7 +129,8 @@ def _pick(key: str, row: int) -> int:
         return i
     if word in words:
         return words.index(word)
-    st.info(f"The selected word “{md_escape(word)}” is not in sentence {'AB'[row]}; showing "
+    # the word came from the URL, so anything: a code span shows it as typed, links included
+    st.info(f"The selected word {md_code(word)} is not in sentence {'AB'[row]}; showing "
             f"“{md_escape(words[default])}” instead.")
     return default
 
