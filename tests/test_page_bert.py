@@ -219,6 +219,14 @@ def test_unloadable_source_says_so_and_falls_back():
     assert at.pills  # the page still works
 
 
+def test_a_source_from_a_link_is_shown_as_typed():
+    # a link can carry any source: in the message it is a code span, never a link or markup
+    at = run_page(bert_src="custom", bert_custom="[Reset the lab](https://example.com)")
+    assert not at.exception
+    assert any("Model folder not found: `[Reset the lab](https://example.com)`." in e.value for e in at.error)
+    assert at.pills
+
+
 def test_a_tf_hub_source_runs_through_the_same_page(hub_bert_dirs, monkeypatch):
     enc_dir, pre_dir, _ = hub_bert_dirs
     monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))

@@ -15,6 +15,7 @@ import streamlit as st
 from lab import models as lab_models
 from lab import sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B
+from ui.frame import md_code
 
 BERT_CACHE_BYTES = 256 * 2**20  # pickled; least recently used runs go first
 
@@ -77,11 +78,13 @@ def model(family: str, source: str, lazy: bool = False):
     stored on disk can answer first; any other source is loaded now, as without it."""
     if lazy and sources.is_embedded(source):
         return LazyModel(family)
-    with st.spinner(f"Loading the {family.upper()} model ({source})..."):
+    with st.spinner(f"Loading the {family.upper()} model ({md_code(source)})..."):
         loaded, error = load(family, source)
     if loaded is not None:
         return loaded
-    st.error(error)
+    # the source may come from a link: in a code span it is shown as typed, never as
+    # Markdown or a link (the rest of the message is the app's own)
+    st.error(error.replace(source, md_code(source)) if source else error)
     if sources.is_embedded(source):
         st.stop()
     st.warning("Showing the embedded model instead.")
