@@ -83,7 +83,7 @@ def model(family: str, source: str, lazy: bool = False):
     if loaded is not None:
         return loaded
     # the source may come from a link: in a code span it is shown as typed, never as
-    # Markdown or a link (the rest of the message is the app's own)
+    # Markdown or a link (the rest is the app's message and the loader's exception)
     st.error(error.replace(source, md_code(source)) if source else error)
     if sources.is_embedded(source):
         st.stop()
