@@ -260,41 +260,56 @@ def main(argv=None) -> int:
 
 def in_turns(a) -> int:
     """``--against``: both checkouts served at once, each page's clicks and new sentences
-    timed on one and then the other, ``a.rounds`` times."""
-    from playwright.sync_api import sync_playwright
-
+    timed on one and then the other, ``a.rounds`` times, the order swapped every round."""
     roots = [a.root.resolve(), a.against.resolve()]
     servers = [Server(root=r, python=a.python) for r in roots]
-    pages = a.pages.split(",")
-    results: dict[tuple[int, str], list[list[float]]] = {}  # (checkout, what) -> one list a round
     try:
         for srv in servers:
             srv.start()
         for srv in servers:
             srv.wait_warm()
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            pg = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-            pg.set_default_timeout(120_000)
-            for r in range(a.rounds):
-                order = [0, 1] if r % 2 == 0 else [1, 0]
-                for page in pages:
-                    for i in order:
-                        results.setdefault((i, f"click a word -> chart changed ({page})"), []).append(
-                            clicks(pg, f"{servers[i].url}/{page}", page, a.clicks))
-                for page in pages:
-                    for i in order:  # each server's sentences its own, so that each is new to it
-                        results.setdefault((i, f"new sentence -> charts redrawn ({page})"), []).append(
-                            new_sentence(pg, f"{servers[i].url}/{page}", page, a.sentences, f"turns-{i}-{r}"))
-            browser.close()
+        # one group a page: its two checkouts take turns on it
+        groups = [[((i, page), f"{srv.url}/{page}", page) for i, srv in enumerate(servers)]
+                  for page in a.pages.split(",")]
+        results = timed_in_turns(groups, a.clicks, a.sentences, a.rounds, swap=True)
     finally:
         for srv in servers:
             srv.stop()
     print(f"in turns, {a.rounds} rounds: [1] {roots[0]}  [2] {roots[1]}")
-    for (i, name), rounds in sorted(results.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    for ((i, page), what), rounds in results.items():  # clicks then sentences, page by page
         p50s = ", ".join(f"{np.nanmedian(t) * 1000:.0f}" for t in rounds)
-        print(f"{row(f'[{i + 1}] {name}', [t for ts in rounds for t in ts])}  p50 by round: {p50s} ms")
+        print(f"{row(f'[{i + 1}] {what} ({page})', [t for ts in rounds for t in ts])}  p50 by round: {p50s} ms")
     return 0
+
+
+def timed_in_turns(groups, n_clicks: int, n_sentences: int, rounds: int, swap: bool) -> dict:
+    """Times, in one Chromium, ``n_clicks`` clicks on the word pills of every target, then
+    ``n_sentences`` new sentences A on every target, ``rounds`` times. ``groups`` holds lists
+    of targets ``(key, url, page)`` (``page`` names the pills and chart, as in ``PAGES``); the
+    targets of a group are timed one after the other, so that they meet the same machine, in
+    the order given, or, with ``swap``, reversed every other round. Each target's sentences
+    are new to its server. Returns ``{(key, "click a word -> chart changed" | "new sentence
+    -> charts redrawn"): [the times of round 1, of round 2, ...]}``."""
+    from playwright.sync_api import sync_playwright
+
+    results: dict[tuple, list[list[float]]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            pg = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            pg.set_default_timeout(120_000)
+            for r in range(rounds):
+                turn = [g[::-1] if swap and r % 2 else g for g in groups]
+                for key, url, page in (t for g in turn for t in g):
+                    results.setdefault((key, "click a word -> chart changed"), []).append(
+                        clicks(pg, url, page, n_clicks))
+                for n, (key, url, page) in enumerate(t for g in turn for t in g):
+                    salt = f"turns-{r}-{n}"  # a target's own, so new to its server every round
+                    results.setdefault((key, "new sentence -> charts redrawn"), []).append(
+                        new_sentence(pg, url, page, n_sentences, salt))
+        finally:
+            browser.close()
+    return results
 
 
 if __name__ == "__main__":

@@ -22,16 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import clicks, new_sentence, row  # noqa: E402
+from bench.browser import row, timed_in_turns  # noqa: E402
 from bench.session import Server, parser  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 
 def main(argv=None) -> int:
     ap = parser(__doc__, clicks=15, sentences=5, rounds=2)
     a = ap.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-
     root = a.root.resolve()
     # the floor page always from this checkout (its file may be missing in an older one)
     floor = Server(script=str(Path(__file__).with_name("floor_app.py")), env={"LAB_WARMUP": "0"})
@@ -41,26 +38,15 @@ def main(argv=None) -> int:
         app.start()
         app.wait_warm()
         floor.wait_quiet()
-        urls = {"floor page": floor.url + "/", "BERT page": app.url + "/bert"}
-        results: dict[str, list[float]] = {}
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            pg = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-            pg.set_default_timeout(120_000)
-            for r in range(a.rounds):
-                for name, url in urls.items():
-                    results.setdefault(f"click a word -> chart changed ({name})", []).extend(
-                        clicks(pg, url, "bert", a.clicks))
-                for name, url in urls.items():
-                    results.setdefault(f"new sentence -> charts redrawn ({name})", []).extend(
-                        new_sentence(pg, url, "bert", a.sentences, f"floor-{r}"))
-            browser.close()
+        # both take the BERT page's pills and chart; the floor page first in every round
+        turns = [[("floor page", floor.url + "/", "bert"), ("BERT page", app.url + "/bert", "bert")]]
+        results = timed_in_turns(turns, a.clicks, a.sentences, a.rounds, swap=False)
     finally:
         app.stop()
         floor.stop()
     print(f"app: {root}; {a.rounds} rounds, in turns")
-    for name, times in results.items():
-        print(row(name, times))
+    for (name, what), rounds in results.items():  # clicks then sentences, the floor page first
+        print(row(f"{what} ({name})", [t for ts in rounds for t in ts]))
     return 0
 
 
