@@ -1,6 +1,6 @@
 """What a person waits for, in Chromium: a click, a new sentence, the first chart after start.
 
-    python bench/browser.py [--clicks 15] [--sentences 5] [--root CHECKOUT] [--skip-cold | --cold-only]
+    python bench/browser.py [--clicks 15] [--sentences 5] [--root CHECKOUT] [--skip-cold | --cold-only] [--cold-page bert|elmo|...]
 
 Serves the app on a free loopback port and drives Debian's Chromium with Playwright
 (as tests/browser.py does). Every time is taken on what is drawn, inside the page: from
@@ -11,7 +11,8 @@ after every change). Playwright's own round trips are not counted, and neither i
 status widget (a fragment rerun often never shows it).
 
 1. Cold start: from launching the server to the BERT page's per-layer chart drawn (the
-   browser asks for ``/bert`` as soon as the server answers its health check), twice: a
+   browser asks for ``/bert`` as soon as the server answers its health check; with
+   ``--cold-page elmo``, the ELMo page's), twice: a
    first launch with nothing stored, then a relaunch that finds the view its first launch
    stored (``lab.stored``, in a folder of the benchmark's own), as a classroom server
    started again the next day does; and, where the checkout has ``python -m lab prepare``,
@@ -118,29 +119,30 @@ def chart_with(pg, title_part: str):
     return pg.locator(CHARTS, has_text=title_part).first
 
 
-def cold_start(browser, root: Path, python: str, runs: Path) -> tuple[float, float, Server]:
-    """(seconds to a healthy server, seconds to the first BERT chart drawn), both from
-    launch, with the runs stored in ``runs`` (``lab.stored``)."""
+def cold_start(browser, root: Path, python: str, runs: Path, page: str = "bert") -> tuple[float, float, Server]:
+    """(seconds to a healthy server, seconds to the first chart of ``page`` drawn that
+    follows a word, the per-layer chart), both from launch, with the runs stored in ``runs``
+    (``lab.stored``)."""
     pg = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     srv = Server(root=root, python=python, env={"LAB_STORED_RUNS": "1", "LAB_RUNS_DIR": str(runs)}).start(wait=False)
     healthy = srv.wait_healthy()
-    pg.goto(srv.url + "/bert")
-    line = pg.locator(CHARTS, has_text=PAGES["bert"][1]).locator("g.trace.scatter path.js-line").first
-    line.wait_for(state="attached", timeout=180_000)  # the curve itself, not just the axes
+    pg.goto(f"{srv.url}/{page}")
+    line = pg.locator(CHARTS, has_text=PAGES[page][1]).locator("g.trace path").first
+    line.wait_for(state="attached", timeout=180_000)  # the curve or bars themselves, not just the axes
     drawn = time.monotonic() - srv.started
     pg.context.close()
     return healthy, drawn, srv
 
 
-def prepare_then_launch(browser, root: Path, python: str) -> tuple[float, float, float, Server]:
+def prepare_then_launch(browser, root: Path, python: str, page: str = "bert") -> tuple[float, float, float, Server]:
     """``python -m lab prepare`` into a new folder (timed), then a first launch on it:
-    (the command's seconds, seconds to a healthy server, to the first BERT chart, server)."""
+    (the command's seconds, seconds to a healthy server, to the first chart of ``page``, server)."""
     runs = Path(tempfile.mkdtemp(prefix="lab-bench-prepared-"))
     env = dict(os.environ, LAB_STORED_RUNS="1", LAB_RUNS_DIR=str(runs), TF_CPP_MIN_LOG_LEVEL="2")
     t0 = time.monotonic()
     subprocess.run([python, "-m", "lab", "prepare"], cwd=root, env=env, check=True, capture_output=True)
     took = time.monotonic() - t0
-    return (took, *cold_start(browser, root, python, runs))
+    return (took, *cold_start(browser, root, python, runs, page))
 
 
 def word_pills(pg, page: str, n: int):
@@ -198,6 +200,7 @@ def main(argv=None) -> int:
     ap = parser(__doc__, clicks=15, sentences=5)
     ap.add_argument("--skip-cold", action="store_true", help="start the server without timing it")
     ap.add_argument("--cold-only", action="store_true", help="time the cold starts alone")
+    ap.add_argument("--cold-page", default="bert", choices=sorted(PAGES), help="the page the cold starts open")
     ap.add_argument("--pages", default="bert,elmo,attention", help="comma-separated, of: " + ", ".join(PAGES))
     ap.add_argument("--against", type=Path, help="another checkout, timed in turns with --root (no cold start)")
     ap.add_argument("--rounds", type=int, default=3, help="with --against: how many turns each")
@@ -215,21 +218,21 @@ def main(argv=None) -> int:
                 srv = Server(root=root, python=a.python).start()
             else:
                 runs = Path(tempfile.mkdtemp(prefix="lab-bench-runs-"))
-                healthy, drawn, srv = cold_start(browser, root, a.python, runs)
+                healthy, drawn, srv = cold_start(browser, root, a.python, runs, a.cold_page)
                 srv.wait_quiet()
                 srv.stop()
                 stored = len(list(runs.glob("*.pkl")))
-                healthy2, drawn2, srv = cold_start(browser, root, a.python, runs)
+                healthy2, drawn2, srv = cold_start(browser, root, a.python, runs, a.cold_page)
                 prepared = None
                 if (root / "lab" / "prepare.py").exists():
                     srv.wait_quiet()
                     srv.stop()
-                    prepared = prepare_then_launch(browser, root, a.python)
+                    prepared = prepare_then_launch(browser, root, a.python, a.cold_page)
                     srv = prepared[-1]
             srv.wait_warm()  # every later figure from a server whose warm-up has ended
             print(f"app: {root}")
             if not a.skip_cold:
-                print(f"{'cold start: server launch -> first BERT chart':44s} {drawn:.1f} s (server healthy "
+                print(f"{f'cold start: server launch -> first {a.cold_page} chart':44s} {drawn:.1f} s (server healthy "
                       f"after {healthy:.1f} s; nothing stored)")
                 print(f"{'  the same, relaunched':44s} {drawn2:.1f} s (server healthy after {healthy2:.1f} s; "
                       f"{stored} run(s) stored by the first launch)")

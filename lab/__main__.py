@@ -4,7 +4,7 @@
     python -m lab report [--a TEXT] [--b TEXT] [--word WORD] [--html FILE]   (lab/report.py)
     python -m lab baseline [--model bert|elmo] [--words W ...]   (see lab/reference.py)
     python -m lab fetch [--dir DIR] [HANDLE ...]   (see lab/fetch.py)
-    python -m lab prepare [--source S] [LINK ...]   (see lab/prepare.py)
+    python -m lab prepare [--source S] [--elmo-source S] [LINK ...]   (see lab/prepare.py)
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
 
@@ -59,7 +59,7 @@ def _stored_status() -> str:
     if not stored.enabled():
         return "stored runs: off (LAB_STORED_RUNS=0)"
     store = stored.default_store()
-    have, total = prepare.stored_defaults(sources.default_source("bert"), store)
+    have, total = prepare.stored_defaults(sources.default_source("bert"), sources.default_source("elmo"), store)
     line = (f"stored runs: {len(store.keys()) if store.folder.is_dir() else 0} in {store.folder}; "
             f"the default views: {have} of {total} stored")
     return line + ("" if have == total else " (python -m lab prepare stores them)")
@@ -102,16 +102,17 @@ def cmd_prepare(args) -> int:
         print("error: the run store is off (LAB_STORED_RUNS=0): nothing would be kept", file=sys.stderr)
         return 2
     source = args.source or sources.default_source("bert")
-    views = [] if args.no_defaults else prepare.default_views(source)
+    elmo_source = args.elmo_source or sources.default_source("elmo")
+    views = [] if args.no_defaults else prepare.default_views(source, elmo_source)
     failed = 0
     for link in args.links:
         try:
-            views.append(prepare.view_from_link(link, source))
+            views.append(prepare.view_from_link(link, source, elmo_source))
         except ValueError as exc:
             print(f"skipped {link}: {exc}", file=sys.stderr)
             failed += 1
     store = stored.default_store()
-    done = prepare.prepare(views, lambda s: models.load("bert", s), store,
+    done = prepare.prepare(views, models.load, store,
                            progress=lambda line: print(line, file=sys.stderr, flush=True))
     counts = {status: sum(s == status for _, s, _ in done) for status in (prepare.STORED, prepare.PRESENT,
                                                                            prepare.SKIPPED)}
@@ -156,9 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--html", default=None, help="also write one self-contained HTML file with the figures")
     rp.set_defaults(fn=cmd_report)
     reference.add_parser(sub)
-    pp = sub.add_parser("prepare", help="store the BERT views a class will open (default sentences, app links)",
+    pp = sub.add_parser("prepare", help="store the views a class will open (default sentences, app links)",
                         description=prepare.__doc__.split("\n\n", 2)[-1])
     pp.add_argument("--source", default=None, help="BERT source (default: LAB_BERT_SOURCE or the embedded model)")
+    pp.add_argument("--elmo-source", default=None, help="ELMo source (default: LAB_ELMO_SOURCE or the embedded model)")
     pp.add_argument("--no-defaults", action="store_true", help="only the links given, not the default sentences")
     pp.add_argument("links", nargs="*", help="app links, e.g. 'http://localhost:8501/bert?a=...&b=...'")
     pp.set_defaults(fn=cmd_prepare)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,3 +184,12 @@ def hub_load(source: str):
         return call_with_timeout(lambda: hub.load(str(path)), 600.0, source)
     seconds = 600.0 if is_cached(source) else load_timeout()
     return call_with_timeout(lambda: hub.load(source), seconds, source)
+
+
+def embedded_metrics() -> dict:
+    """The shipped ELMo-mini's recorded figures (``metrics.json``: training, perplexity,
+    sense-pair ROC AUC by layer); {} when the file is missing or unreadable."""
+    try:
+        return json.loads((EMBEDDED_ELMO / "metrics.json").read_text())
+    except (OSError, ValueError):
+        return {}

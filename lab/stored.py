@@ -9,7 +9,11 @@ keyed by everything its numbers depend on:
 - the model's files (each file's path, size and modification time under its folder),
 - the code that computes them (the bytes of ``CODE_FILES``) and the versions of the
   libraries it runs on (``LIBRARIES``),
-- the call: family, source, sentences and options.
+- the call: family, source, sentences (or ELMo's word tokens) and options.
+
+Beside its runs, a model's ``ModelFacts`` (its name and description, and ELMo's limits
+and learned mix, which the ELMo page shows before its first chart) are stored the same
+way, under the call "facts".
 
 Change any of them and the key changes: the stored run is never read again and is
 removed once it is among the least recently used. The store holds at most
@@ -28,6 +32,7 @@ import hashlib
 import os
 import pickle
 import tempfile
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -91,12 +96,56 @@ def bert_run(model, source: str, sentences, pair: bool = False, attentions: bool
     """``model.run(sentences, pair=pair)`` (without its attentions unless ``attentions``),
     read from ``store`` (default: ``default_store()``) when it holds the run, computed
     otherwise and, when ``keep``, written there. ``model`` is only touched to compute."""
-    key = bert_key(source, sentences, pair, attentions)
+    def compute():
+        out = model.run(list(sentences), pair=pair)
+        return out if attentions else out.without_attentions()
+
+    return _read_or_compute(bert_key(source, sentences, pair, attentions), compute, store, keep)
+
+
+def elmo_key(source: str, tokens) -> str | None:
+    """The key of an ELMo run of word ``tokens`` (one tuple a sentence), as ``bert_key``."""
+    if not enabled():
+        return None
+    return run_key("elmo", source, "run", tuple(tuple(t) for t in tokens))
+
+
+def elmo_run(model, source: str, tokens, store: RunStore | None = None, keep: bool = True):
+    """``model.run(tokens)`` (stateless), from the store or computed, as ``bert_run``."""
+    return _read_or_compute(elmo_key(source, tokens), lambda: model.run([list(t) for t in tokens]), store, keep)
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What a page shows of a model beside its runs (its name, its description, its ELMo
+    limits), so that a stored view can be drawn before the model has loaded."""
+
+    label: str
+    short_label: str
+    info: dict  # the model's ``info()``: backend, signatures, parameters, ...
+    chars_per_token: int | None = None  # ELMo: bytes a word may have, with its two markers
+    mix_weights: tuple | None = None  # ELMo: the learned scalar mix (weights, gamma), or None
+    supports_state: bool = False  # ELMo: stateful runs and dropout at inference
+
+    @classmethod
+    def of(cls, model) -> "ModelFacts":
+        return cls(model.label, model.short_label, model.info(), getattr(model, "chars_per_token", None),
+                   getattr(model, "mix_weights", None), bool(getattr(model, "supports_state", False)))
+
+
+def model_facts(model, family: str, source: str, store: RunStore | None = None, keep: bool = True) -> ModelFacts:
+    """``ModelFacts.of(model)``, from the store or computed (which loads a lazy model), as ``bert_run``."""
+    key = run_key(family, source, "facts") if enabled() else None
+    return _read_or_compute(key, lambda: ModelFacts.of(model), store, keep)
+
+
+def _read_or_compute(key: str | None, compute, store: RunStore | None, keep: bool):
+    """What ``store`` (default: ``default_store()``) holds under ``key``, or else
+    ``compute()``, written there when ``keep``."""
     store = default_store() if store is None else store
     out = store.get(key)
     if out is None:
-        out = model.run(list(sentences), pair=pair)
-        out = out if attentions else out.without_attentions()
+        out = compute()
         if keep:
             store.put(key, out)
     return out

@@ -79,6 +79,9 @@ class WordTokens:
     too_long: list[str]  # tokens with more UTF-8 bytes than the model reads
 
 
+ELMO_MAX_WORDS = 150  # per sentence on the ELMo pages: the LSTMs read word by word, and figures stay legible
+
+
 def word_tokens(text: str, max_words: int, max_token_bytes: int) -> WordTokens:
     """``split_words``, capped at ``max_words``, with the tokens the model will cut."""
     words = split_words(text)

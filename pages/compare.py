@@ -13,12 +13,12 @@ from lab import compare, figures, quiz
 from lab.analysis import default_pair
 from lab.compare import MIN_OCCURRENCES
 from lab.figures import DepthLine
-from lab.tokenize import word_tokens
+from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, models, state
 from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, show_input_messages, show_table
 
-MAX_WORDS = 150  # per sentence, as on the ELMo page: the word list stays legible
+MAX_WORDS = ELMO_MAX_WORDS  # per sentence, as on the ELMo page
 COLOURS = {"bert": 0, "elmo": 1}
 
 fr = frame("ELMo vs BERT")

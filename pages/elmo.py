@@ -3,22 +3,21 @@ model's state change the vectors."""
 
 from __future__ import annotations
 
-from ui.route import MODEL_MODULES, through_app
+from ui.route import through_app
 
-through_app(*MODEL_MODULES)  # first: the imports below take seconds on a server's first request (ui.route)
+through_app()  # first: the imports below take seconds on a server's first request (ui.route)
 
 import pandas as pd
 import streamlit as st
 
 from lab import analysis, figures, quiz, sources, views
-from lab.models.elmo_io import embedded_metrics
 from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
-from lab.tokenize import word_tokens
+from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
 from ui.frame import frame, md_code, md_escape, show_input_messages, show_table
 
-MAX_WORDS = 150  # per sentence: the LSTMs read word by word, and figures stay legible
+MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
 CONTEXT_OF = {"context1": "lstm_outputs1", "context2": "lstm_outputs2"}  # metrics.json's names
 
@@ -32,13 +31,14 @@ st.caption("ELMo reads characters, builds a context-free word vector (`word_emb`
            "every layer does to it.")
 show_input_messages(fr)
 
-model = models.model("elmo", fr.elmo_source)
-st.caption(f"Model: **{md_escape(model.label)}** · source: {md_code(model.source)}")
+model = models.model("elmo", fr.elmo_source, lazy=True)  # a stored run can answer before it loads
+about = models.facts(model)  # its name, limits and mix: stored with its runs
+st.caption(f"Model: **{md_escape(about.label)}** · source: {md_code(model.source)}")
 
 
 def mini_note() -> None:
     """On ELMo-mini, how well it separates senses (its recorded figures) and where the real ELMo is."""
-    m = embedded_metrics() if model.source == sources.EMBEDDED else {}
+    m = sources.embedded_metrics() if model.source == sources.EMBEDDED else {}
     senses, bank = m.get("sense_pair_auc"), m.get("bank_pair")
     if not senses:
         return
@@ -62,7 +62,7 @@ def mini_note() -> None:
 
 def read_tokens() -> tuple[tuple[str, ...], ...]:
     """The two sentences as the word tokens ELMo reads, with notices for what is cut."""
-    limit = model.chars_per_token - 2  # bytes between the begin- and end-of-word markers
+    limit = about.chars_per_token - 2  # bytes between the begin- and end-of-word markers
     tokens = []
     for name, text in zip("AB", fr.sentences):
         t = word_tokens(text, MAX_WORDS, limit)
@@ -86,7 +86,7 @@ charts.vectors_button(out, "elmo-vectors", key="elmo_npz")
 
 def inspect() -> None:
     st.header("1 · Inspect the model")
-    info = model.info()
+    info = about.info
     c1, c2 = st.columns(2)
     params = info.get("parameters")
     c1.markdown(f"**Backend:** {md_escape(info.get('backend', ''))}")
@@ -153,7 +153,7 @@ def _word_pills() -> tuple[int, int]:
     return picked[0], picked[1]
 
 
-learned = model.mix_weights
+learned = about.mix_weights
 base_w, base_g = (learned[0].tolist(), learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
 state.register(**{f"elmo_w{j}": float(round(base_w[j], 3)) for j in range(3)}, elmo_g=float(round(base_g, 3)))
 
@@ -203,12 +203,12 @@ def explore(pills_box) -> None:
         ia, ib = _word_pills()
     stack = views.with_context_only(views.mix(out, *_weights()))  # the three layers, the mix, context-only
     pair = views.word_pair(stack, (0, ia), (1, ib))
-    if not quiz_ui.gate(quiz.least_alike(pair.texts, {model.short_label: (pair.layer_names, pair.cosine)}), "elmo"):
+    if not quiz_ui.gate(quiz.least_alike(pair.texts, {about.short_label: (pair.layer_names, pair.cosine)}), "elmo"):
         return
     wa, wb = pair.texts
     groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
     charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at each layer',
-                                     model.label, fr.projector, groups=groups), key="elmo_bars")
+                                     about.label, fr.projector, groups=groups), key="elmo_bars")
     show_table(pd.DataFrame({"layer": pair.layer_names, "cosine": pair.cosine.round(4)}).set_index("layer").T,
                projector=fr.projector, key="elmo_curve_table")
     st.caption("`word_emb` sees only the characters of the word, so the same word has cosine 1.000 "
@@ -220,7 +220,7 @@ def explore(pills_box) -> None:
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
     charts.show(
         charts.heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against every word of both sentences, '
-                       "per layer", model.label, fr.projector, x_title="words of A, then B", y_title="layer"),
+                       "per layer", about.label, fr.projector, x_title="words of A, then B", y_title="layer"),
         key="elmo_lt", selection_mode="points",
         on_select=clicks.on_click("elmo_lt", x=clicks.pick("", words_b, _store("elmo_wb", 1))))
     st.caption("Which neighbours does the word resemble at each layer? Click a word of B to compare with it.")
@@ -233,7 +233,7 @@ def _cross_map(stack, pair: views.WordPair) -> None:
                  options=list(range(len(names))), format_func=lambda i: names[i])
     layer = state.get("elmo_layer") if state.get("elmo_layer") is not None else len(names) - 1
     fig = charts.heatmap(views.cross_map(stack, layer), list(tokens[1]), list(tokens[0]), "Every word of A "
-                         f"against every word of B: {names[layer]}", model.label, fr.projector,
+                         f"against every word of B: {names[layer]}", about.label, fr.projector,
                          x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="elmo_ab", selection_mode="points",
                 on_select=clicks.on_click("elmo_ab", x=clicks.pick("", range(len(tokens[1])), _store("elmo_wb", 1)),
@@ -270,12 +270,12 @@ def _repeats() -> None:
     c1, c2 = st.columns(2)
     state.widget(c1.slider, "elmo_runs", "Runs", min_value=2, max_value=12, step=1)
     state.widget(c2.slider, "elmo_dropout", "Dropout rate at inference", min_value=0.05,
-                 max_value=0.5, step=0.05, disabled=not model.supports_state)
+                 max_value=0.5, step=0.05, disabled=not about.supports_state)
     runs, rate = int(state.get("elmo_runs")), float(state.get("elmo_dropout"))
     res = models.elmo_repeats(model, model.source, tokens[0], runs, rate)
     run_names = [f"run {i + 1}" for i in range(runs)]
     charts.show(figures.layer_curve(run_names, res, f"Norm of lstm_outputs2 for sentence A, run {runs} times",
-                                    model.label, fr.projector, y_title="norm", y_range=None),
+                                    about.label, fr.projector, y_title="norm", y_range=None),
                 key="elmo_runs_chart")
     show_table(pd.DataFrame(res, index=run_names).T.round(6), projector=fr.projector, key="elmo_runs_table")
     st.markdown(
@@ -286,7 +286,7 @@ def _repeats() -> None:
         "This is why people see “my ELMo embeddings change every run”.\n"
         "- **dropout**: dropout left on at inference zeroes random units each run, so the vectors "
         "change every time; turn it off (the default) for stable vectors.")
-    if not model.supports_state:
+    if not about.supports_state:
         st.info("This source runs through SavedModel signatures, which have no carried state and no "
                 "dropout switch: only the stateless runs can be shown. The embedded ELMo-mini shows all three.")
 

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from lab.models.elmo_io import ASSETS, ElmoRunner, HubElmoRunner, embedded_metrics, load_elmo
+from lab.models.elmo_io import ASSETS, ElmoRunner, HubElmoRunner, load_elmo
+from lab.sources import embedded_metrics
 from lab.tokenize import split_words
 from lab import senses
 from lab.elmo_record import BANK_PAIR, COMMON_WORDS, word_vectors

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from lab import prepare, sources, stored
-from lab.tokenize import DEFAULT_A, DEFAULT_B
+from lab.tokenize import DEFAULT_A, DEFAULT_B, ELMO_MAX_WORDS, split_words
 from lab.vectors import LayerVectors
 from tests.conftest import ROOT
-from tests.test_stored import run_bert_page
+from tests.test_stored import run_page
 
 
 @pytest.fixture
@@ -38,14 +38,17 @@ def test_a_link_is_cleaned_as_the_sidebar_cleans_it(store_on):
     assert typed.key() == prepare.View("bert", ("The bank rose.", DEFAULT_B)).key()
 
 
-def test_a_link_names_its_bert_source():
+def test_a_link_names_its_model_source():
     view = prepare.view_from_link("http://localhost:8501/bert?bert_src=custom&bert_custom=%20/models/bert%20")
     assert view.source == "/models/bert"
     assert prepare.view_from_link("http://localhost:8501/bert", source="/other").source == "/other"
+    elmo = prepare.view_from_link("http://localhost:8501/elmo?bert_src=custom&bert_custom=/b&elmo_src=custom"
+                                  "&elmo_custom=/models/elmo", source="/other")
+    assert (elmo.family, elmo.source) == ("elmo", "/models/elmo"), "the ELMo page's source is ELMo's"
+    assert prepare.view_from_link("http://localhost:8501/elmo", "/b", elmo_source="/e").source == "/e"
 
 
 @pytest.mark.parametrize("link, why", [
-    ("http://localhost:8501/elmo?a=x", "ELMo page"),
     ("http://localhost:8501/", "home page"),
     ("http://localhost:8501/home", "home page"),
     ("http://localhost:8501/nowhere", "not a page"),
@@ -75,24 +78,72 @@ def test_prepare_stores_what_is_missing_and_loads_the_model_only_then(tmp_path, 
     store = stored.RunStore(tmp_path)
     model, loads = CountingModel(), []
 
-    def load(source):
-        loads.append(source)
+    def load(family, source):
+        loads.append((family, source))
         return model
 
-    views = prepare.default_views()
+    views = prepare.default_views()[:3]  # BERT's (ELMo's: test_prepare_stores_the_elmo_page_with_its_model_facts)
     done = prepare.prepare(views + views[:1], load, store)
     assert [status for _, status, _ in done] == [prepare.STORED] * 3 + [prepare.PRESENT]
-    assert loads == [sources.EMBEDDED] and len(model.calls) == 3
+    assert loads == [("bert", sources.EMBEDDED)] and len(model.calls) == 3
     assert model.calls[2] == ((DEFAULT_A, DEFAULT_B), True), "the attention page's pair view runs as a pair"
     again = prepare.prepare(views, load, store)
-    assert [status for _, status, _ in again] == [prepare.PRESENT] * 3 and loads == [sources.EMBEDDED]
+    assert [status for _, status, _ in again] == [prepare.PRESENT] * 3 and loads == [("bert", sources.EMBEDDED)]
     bert_view = store.get(views[0].key())
     assert bert_view.attentions is None and store.get(views[1].key()).attentions is not None
 
 
+class CountingElmo:
+    """An ELMo's face as the ELMo page reads it: runs of word tokens, counted, and its facts."""
+
+    label, short_label, chars_per_token, supports_state = "Counting ELMo", "Counting", 50, True
+    mix_weights = (np.zeros(3, np.float32), 1.0)
+
+    def __init__(self):
+        self.calls = []
+
+    def run(self, tokens):
+        self.calls.append(tuple(map(tuple, tokens)))
+        T = max(map(len, tokens))
+        return LayerVectors(self.label, self.short_label, sources.EMBEDDED, [" ".join(t) for t in tokens],
+                            [list(t) for t in tokens], [list(t) for t in tokens],
+                            [[[i] for i in range(len(t))] for t in tokens], np.ones((3, len(tokens), T, 4), np.float32),
+                            ["word_emb", "lstm_outputs1", "lstm_outputs2"], np.ones((len(tokens), T), np.int32))
+
+    def info(self):
+        return {"backend": "counting", "parameters": 7}
+
+
+def test_prepare_stores_the_elmo_page_with_its_model_facts(tmp_path, store_on):
+    store, model, loads = stored.RunStore(tmp_path), CountingElmo(), []
+    view = prepare.default_views()[3]
+    assert (view.page, view.family, view.source) == ("elmo", "elmo", sources.EMBEDDED)
+    load = lambda family, source: loads.append((family, source)) or model  # noqa: E731
+    assert [status for _, status, _ in prepare.prepare([view], load, store)] == [prepare.STORED]
+    assert loads == [("elmo", sources.EMBEDDED)]
+    assert model.calls == [(tuple(split_words(DEFAULT_A)), tuple(split_words(DEFAULT_B)))]
+    # what the page then reads without loading its model: the run of its words, and the facts
+    never = lambda: pytest.fail("computed what was prepared")  # noqa: E731
+    run = stored.elmo_run(type("Never", (), {"run": lambda self, t: never()})(), sources.EMBEDDED,
+                          view.words(), store=store, keep=False)
+    assert run.tokens == [split_words(DEFAULT_A), split_words(DEFAULT_B)]
+    facts = stored.model_facts(None, "elmo", sources.EMBEDDED, store=store, keep=False)
+    assert (facts.label, facts.short_label, facts.chars_per_token, facts.supports_state) == \
+        ("Counting ELMo", "Counting", 50, True)
+    assert facts.info == {"backend": "counting", "parameters": 7} and facts.mix_weights[1] == 1.0
+    assert [status for _, status, _ in prepare.prepare([view], load, store)] == [prepare.PRESENT]
+    assert len(model.calls) == 1
+
+
+def test_a_long_sentence_is_prepared_as_the_elmo_page_cuts_it():
+    long = " ".join(["word"] * (ELMO_MAX_WORDS + 20)) + "."
+    view = prepare.view_from_link(f"http://localhost:8501/elmo?a={long.replace(' ', '+')}")
+    assert len(view.words()[0]) == ELMO_MAX_WORDS and view.words()[1] == tuple(split_words(DEFAULT_B))
+
+
 def test_a_view_without_a_key_is_skipped_with_a_reason(tmp_path, store_on):
     done = prepare.prepare([prepare.View("bert", ("A.", "B."), source=str(tmp_path / "missing"))],
-                           lambda s: pytest.fail("loaded a model for a view it cannot store"),
+                           lambda f, s: pytest.fail("loaded a model for a view it cannot store"),
                            stored.RunStore(tmp_path))
     assert done[0][1] == prepare.SKIPPED and "no files" in done[0][2]
 
@@ -103,33 +154,35 @@ def test_a_stored_run_is_read_even_where_it_would_not_be_written(tmp_path, store
     typed = ("My own sentence.", "Another one.")
     first = stored.bert_run(model, sources.EMBEDDED, typed, store=store, keep=False)
     assert store.keys() == [] and len(model.calls) == 1
-    prepare.prepare([prepare.View("bert", typed)], lambda s: model, store)
+    prepare.prepare([prepare.View("bert", typed)], lambda f, s: model, store)
     assert len(model.calls) == 2
     read = stored.bert_run(model, sources.EMBEDDED, typed, attentions=False, store=store, keep=False)
     assert len(model.calls) == 2, "computed a run that was stored"
     assert not np.array_equal(read.layers, first.layers), "this run came from the store, not the first call"
 
 
-def test_the_command_prepares_the_view_a_fresh_bert_page_draws_without_tensorflow(tmp_path):
-    """``python -m lab prepare`` (a fresh interpreter, the real model) stores what a fresh
-    server's BERT page then draws without importing TensorFlow, with the numbers a server
-    that computes the view shows."""
+def test_the_command_prepares_the_views_fresh_bert_and_elmo_pages_draw_without_tensorflow(tmp_path):
+    """``python -m lab prepare`` (a fresh interpreter, the real models) stores what a fresh
+    server's BERT and ELMo pages then draw without importing TensorFlow, with the numbers a
+    server that computes the view shows."""
     env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-m", "lab", "prepare", "http://localhost:8501/elmo"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "lab", "prepare", "http://localhost:8501/home"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, "a link it cannot prepare makes the command fail"
-    assert "3 views stored, 0 already stored, 0 not stored" in done.stdout
-    assert "skipped http://localhost:8501/elmo: the ELMo page" in done.stderr
-    assert len(list((tmp_path / "runs").glob("*.pkl"))) == 3
-    prepared = run_bert_page(str(tmp_path))
-    assert prepared["errors"] == [] and not prepared["tensorflow"], "the prepared view was not read"
-    computed = run_bert_page(str(tmp_path / "elsewhere"))
-    assert computed["tensorflow"]
-    np.testing.assert_allclose(prepared["first"], computed["first"], atol=1e-6)
-    np.testing.assert_allclose(prepared["clicked"], computed["clicked"], atol=1e-6)
+    assert "4 views stored, 0 already stored, 0 not stored" in done.stdout
+    assert "skipped http://localhost:8501/home: the home page runs no model" in done.stderr
+    assert len(list((tmp_path / "runs").glob("*.pkl"))) == 5  # four runs and ELMo-mini's facts
+    for page in ("bert", "elmo"):
+        prepared = run_page(str(tmp_path), page)
+        assert prepared["errors"] == [] and not prepared["tensorflow"], f"the prepared {page} view was not read"
+        computed = run_page(str(tmp_path / "elsewhere"), page)
+        assert computed["tensorflow"]
+        np.testing.assert_allclose(prepared["first"], computed["first"], atol=1e-6)
+        np.testing.assert_allclose(prepared["clicked"], computed["clicked"], atol=1e-6)
+        assert prepared["markdown"] == computed["markdown"]
     again = subprocess.run([sys.executable, "-m", "lab", "prepare"], cwd=ROOT, env=env, capture_output=True,
                            text=True, timeout=600)
-    assert again.returncode == 0 and "0 views stored, 3 already stored" in again.stdout
+    assert again.returncode == 0 and "0 views stored, 4 already stored" in again.stdout
 
 
 def test_info_says_whether_the_default_views_are_stored(tmp_path, monkeypatch, capsys, store_on):
@@ -138,11 +191,11 @@ def test_info_says_whether_the_default_views_are_stored(tmp_path, monkeypatch, c
     monkeypatch.setenv("LAB_RUNS_DIR", str(tmp_path))
     monkeypatch.delenv("LAB_BERT_SOURCE", raising=False)
     assert main(["info"]) == 0
-    assert f"stored runs: 0 in {tmp_path}; the default views: 0 of 3 stored (python -m lab prepare" in \
+    assert f"stored runs: 0 in {tmp_path}; the default views: 0 of 4 stored (python -m lab prepare" in \
         capsys.readouterr().out
-    prepare.prepare(prepare.default_views()[:1], lambda s: CountingModel(), stored.RunStore(tmp_path))
+    prepare.prepare(prepare.default_views()[:1], lambda f, s: CountingModel(), stored.RunStore(tmp_path))
     assert main(["info"]) == 0
-    assert "stored runs: 1 in" in (out := capsys.readouterr().out) and "the default views: 1 of 3 stored" in out
+    assert "stored runs: 1 in" in (out := capsys.readouterr().out) and "the default views: 1 of 4 stored" in out
     monkeypatch.setenv("LAB_STORED_RUNS", "0")
     assert main(["info"]) == 0
     assert "stored runs: off" in capsys.readouterr().out

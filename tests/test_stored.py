@@ -1,4 +1,4 @@
-"""lab.stored: runs kept on disk, and the BERT page drawn from one without TensorFlow."""
+"""lab.stored: runs kept on disk, and the BERT and ELMo pages drawn from them without TensorFlow."""
 
 import json
 import os
@@ -93,8 +93,8 @@ def test_the_store_is_off_when_asked(monkeypatch):
         assert stored.enabled() is on
 
 
-# Runs the BERT page with AppTest in a fresh interpreter, clicks a word of B, and prints
-# what it shows and whether TensorFlow was imported.
+# Runs a page with AppTest in a fresh interpreter, clicks a word of B, and prints what it
+# shows and whether TensorFlow was imported.
 PAGE_RUN = """
 import json, sys
 from streamlit.testing.v1 import AppTest
@@ -103,34 +103,39 @@ def curve(at):
     df = next(d.value for d in at.dataframe if list(d.value.index) == ["cosine"])
     return [float(v) for v in df.iloc[0]]
 
-at = AppTest.from_file("pages/bert.py", default_timeout=240).run()
+at = AppTest.from_file(sys.argv[1], default_timeout=240).run()
 first = curve(at)
-at.pills[1].set_value(5).run()  # "river" in B
+at.pills[1].set_value(int(sys.argv[2])).run()  # "river" in B
 print(json.dumps({"errors": [str(e.value) for e in at.exception], "first": first, "clicked": curve(at),
-                  "tensorflow": "tensorflow" in sys.modules, "caption": [c.value for c in at.caption]}))
+                  "tensorflow": "tensorflow" in sys.modules, "caption": [c.value for c in at.caption],
+                  "markdown": [m.value for m in at.markdown]}))
 """
+RIVER = {"bert": 5, "elmo": 3}  # the pill of "river" in B: BERT's pieces start with [CLS]
 
 
-def run_bert_page(cache: str) -> dict:
+def run_page(cache: str, page: str = "bert") -> dict:
     env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=cache, LAB_WARMUP="0", PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", PAGE_RUN], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-c", PAGE_RUN, f"pages/{page}.py", str(RIVER[page])], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_the_bert_page_draws_a_stored_run_without_tensorflow(tmp_path):
-    """A fresh server's BERT page, for sentences answered before, shows the same numbers
-    (first view and after a click) without importing TensorFlow or loading the model."""
-    computed = run_bert_page(str(tmp_path))
+@pytest.mark.parametrize("page, model_name, runs", [("bert", "all-MiniLM-L6-v2", 1), ("elmo", "ELMo-mini", 2)])
+def test_a_page_draws_a_stored_run_without_tensorflow(tmp_path, page, model_name, runs):
+    """A fresh server's BERT or ELMo page, for sentences answered before, shows the same
+    numbers (first view and after a click) and the same facts about its model, without
+    importing TensorFlow or loading the model."""
+    computed = run_page(str(tmp_path), page)
     assert computed["errors"] == [] and computed["tensorflow"]
-    assert len(list((tmp_path / "runs").glob("*.pkl"))) == 1
-    from_store = run_bert_page(str(tmp_path))
+    assert len(list((tmp_path / "runs").glob("*.pkl"))) == runs  # ELMo's: the run and the model's facts
+    from_store = run_page(str(tmp_path), page)
     assert from_store["errors"] == []
     assert not from_store["tensorflow"], "the stored view imported TensorFlow"
     assert from_store["first"] == computed["first"]
     assert from_store["clicked"] == computed["clicked"] and from_store["clicked"] != computed["first"]
-    assert any("all-MiniLM-L6-v2" in c for c in from_store["caption"]), "the view no longer names its model"
+    assert any(model_name in c for c in from_store["caption"]), "the view no longer names its model"
+    assert from_store["markdown"] == computed["markdown"], "the model's description changed"
 
 
 def test_a_shared_server_stores_only_the_default_sentences(monkeypatch):

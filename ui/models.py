@@ -3,9 +3,9 @@
 A source that cannot be loaded is remembered with its message, so a page says what went
 wrong once, quickly, and carries on with the embedded model.
 
-A BERT run is also kept on disk (``lab.stored``): a fresh server answers sentences it
-answered before from there, and a page that asks for a ``lazy`` model draws that view
-before the model, or TensorFlow, has been loaded.
+A BERT or ELMo run is also kept on disk (``lab.stored``), with the model's ``facts``: a
+fresh server answers sentences it answered before from there, and a page that asks for a
+``lazy`` model draws that view before the model, or TensorFlow, has been loaded.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import streamlit as st
 
 from lab import models as lab_models
 from lab import sources, stored
-from lab.tokenize import DEFAULT_A, DEFAULT_B
+from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 from ui.frame import md_code
 
 BERT_CACHE_BYTES = 256 * 2**20  # pickled; least recently used runs go first
@@ -121,26 +121,66 @@ def _bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool, atten
     return stored.bert_run(_model, source, sentences, pair, attentions, keep=_storable(sentences))
 
 
-def _storable(sentences: tuple[str, ...]) -> bool:
-    """Whether runs of ``sentences`` are written to the disk store: any sentences on a
-    person's own server (a demo link is then as quick after a restart as the defaults),
-    only the app's default sentences on a shared one (nobody's typing is written to its
-    disk; what ``python -m lab prepare`` stored there is read all the same)."""
+def _storable(sentences, words: bool = False) -> bool:
+    """Whether runs of ``sentences`` (with ``words``: their word tokens, as ELMo reads them)
+    are written to the disk store: any sentences on a person's own server (a demo link is
+    then as quick after a restart as the defaults), only the app's default sentences on a
+    shared one (nobody's typing is written to its disk; what ``python -m lab prepare``
+    stored there is read all the same)."""
     if not stored.enabled():
         return False
     if sources.shared_server():
-        return tuple(sentences) == (DEFAULT_A, DEFAULT_B)
+        defaults = (DEFAULT_A, DEFAULT_B)
+        return tuple(sentences) == (tuple(tuple(split_words(s)) for s in defaults) if words else defaults)
     return True
 
 
+def facts(model) -> stored.ModelFacts:
+    """``lab.stored.ModelFacts`` of ``model`` (stored on disk, so a ``LazyModel`` need not
+    load for them); where a ``LazyModel`` cannot be loaded, say why and stop the page."""
+    try:
+        return _facts(model, model.family, model.source)
+    except sources.SourceError as exc:
+        st.error(str(exc))
+        st.stop()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _facts(_model, family: str, source: str) -> stored.ModelFacts:
+    # a resource: small and frozen, read by every session; the model is not hashed
+    return stored.model_facts(_model, family, source)
+
+
+def elmo_run(model, source: str, tokens: tuple[tuple[str, ...], ...]):
+    """``LayerVectors`` of an ELMo for word ``tokens`` (``_elmo_run``); where a ``LazyModel``
+    cannot be loaded, say why and stop the page."""
+    try:
+        return _elmo_run(model, source, tokens)
+    except sources.SourceError as exc:
+        st.error(str(exc))
+        st.stop()
+
+
 @st.cache_data(show_spinner="Running ELMo...", max_entries=64)
-def elmo_run(_model, source: str, tokens: tuple[tuple[str, ...], ...]):
-    """Cached stateless ``LayerVectors`` of an ELMo, keyed by source and word tokens."""
-    return _model.run([list(t) for t in tokens])
+def _elmo_run(_model, source: str, tokens: tuple[tuple[str, ...], ...]):
+    """Cached stateless ``LayerVectors`` of an ELMo, keyed by source and word tokens; read
+    from the disk store when it holds the run, and written there when computed, where
+    ``_storable`` (for the words of the app's default sentences, on a shared server)."""
+    return stored.elmo_run(_model, source, tokens, keep=_storable(tokens, words=True))
+
+
+def elmo_repeats(model, source: str, tokens: tuple[str, ...], runs: int, dropout: float):
+    """``lab.models.elmo_io.repeat_runs`` (``_elmo_repeats``); where a ``LazyModel`` cannot be
+    loaded, say why and stop the page."""
+    try:
+        return _elmo_repeats(model, source, tokens, runs, dropout)
+    except sources.SourceError as exc:
+        st.error(str(exc))
+        st.stop()
 
 
 @st.cache_data(show_spinner="Running ELMo repeatedly...", max_entries=32)
-def elmo_repeats(_model, source: str, tokens: tuple[str, ...], runs: int, dropout: float):
+def _elmo_repeats(_model, source: str, tokens: tuple[str, ...], runs: int, dropout: float):
     """``lab.models.elmo_io.repeat_runs``, cached: {mode: (runs,) norms}."""
     from lab.models.elmo_io import repeat_runs
 

@@ -8,7 +8,6 @@
   AllenNLP folder, a SavedModel folder or a TF Hub handle).
 - ``export_saved_model`` writes a TF2 SavedModel with ELMo v3's ``default`` and
   ``tokens`` signatures, so the embedded model and a hub model share one code path.
-- ``embedded_metrics`` reads the shipped ELMo-mini's recorded figures.
 
 Shape letters as in ``lab.models.elmo``: B batch, T tokens, P projection, C = 2P.
 """
@@ -369,15 +368,6 @@ def _find_allennlp(folder: Path) -> tuple[Path, Path] | None:
     if not (named or weights):
         return None
     return options, (named or weights)[0]
-
-
-def embedded_metrics() -> dict:
-    """The shipped ELMo-mini's recorded figures (``metrics.json``: training, perplexity,
-    sense-pair ROC AUC by layer); {} when the file is missing or unreadable."""
-    try:
-        return json.loads((ASSETS / "metrics.json").read_text())
-    except (OSError, ValueError):
-        return {}
 
 
 def _describe(config: ElmoConfig) -> str:
