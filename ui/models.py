@@ -96,14 +96,20 @@ def model(family: str, source: str, lazy: bool = False):
     return loaded
 
 
-def bert_run(model, source: str, sentences: tuple[str, ...], pair: bool = False, attentions: bool = True):
-    """``LayerVectors`` of a BERT for ``sentences`` (``_bert_run``); where a ``LazyModel``
-    cannot be loaded, say why and stop the page."""
+def _or_stop(call, *args):
+    """``call(*args)``; where it must load a ``LazyModel`` that cannot be loaded, say why
+    and stop the page."""
     try:
-        return _bert_run(model, source, sentences, pair, attentions)
+        return call(*args)
     except sources.SourceError as exc:
         st.error(str(exc))
         st.stop()
+
+
+def bert_run(model, source: str, sentences: tuple[str, ...], pair: bool = False, attentions: bool = True):
+    """``LayerVectors`` of a BERT for ``sentences`` (``_bert_run``); where a ``LazyModel``
+    cannot be loaded, say why and stop the page."""
+    return _or_stop(_bert_run, model, source, sentences, pair, attentions)
 
 
 # Bounded in bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of
@@ -138,11 +144,7 @@ def _storable(sentences, words: bool = False) -> bool:
 def facts(model) -> stored.ModelFacts:
     """``lab.stored.ModelFacts`` of ``model`` (stored on disk, so a ``LazyModel`` need not
     load for them); where a ``LazyModel`` cannot be loaded, say why and stop the page."""
-    try:
-        return _facts(model, model.family, model.source)
-    except sources.SourceError as exc:
-        st.error(str(exc))
-        st.stop()
+    return _or_stop(_facts, model, model.family, model.source)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -154,11 +156,7 @@ def _facts(_model, family: str, source: str) -> stored.ModelFacts:
 def elmo_run(model, source: str, tokens: tuple[tuple[str, ...], ...]):
     """``LayerVectors`` of an ELMo for word ``tokens`` (``_elmo_run``); where a ``LazyModel``
     cannot be loaded, say why and stop the page."""
-    try:
-        return _elmo_run(model, source, tokens)
-    except sources.SourceError as exc:
-        st.error(str(exc))
-        st.stop()
+    return _or_stop(_elmo_run, model, source, tokens)
 
 
 @st.cache_data(show_spinner="Running ELMo...", max_entries=64)
@@ -172,11 +170,7 @@ def _elmo_run(_model, source: str, tokens: tuple[tuple[str, ...], ...]):
 def elmo_repeats(model, source: str, tokens: tuple[str, ...], runs: int, dropout: float):
     """``lab.models.elmo_io.repeat_runs`` (``_elmo_repeats``); where a ``LazyModel`` cannot be
     loaded, say why and stop the page."""
-    try:
-        return _elmo_repeats(model, source, tokens, runs, dropout)
-    except sources.SourceError as exc:
-        st.error(str(exc))
-        st.stop()
+    return _or_stop(_elmo_repeats, model, source, tokens, runs, dropout)
 
 
 @st.cache_data(show_spinner="Running ELMo repeatedly...", max_entries=32)
