@@ -139,6 +139,7 @@ def test_a_page_draws_a_stored_run_without_tensorflow(tmp_path, page, model_name
 
 
 def test_a_shared_server_stores_only_the_default_sentences(monkeypatch):
+    from lab.tokenize import split_words
     from ui import models
     from ui.frame import DEFAULT_A, DEFAULT_B
 
@@ -146,6 +147,8 @@ def test_a_shared_server_stores_only_the_default_sentences(monkeypatch):
     typed = ("My own sentence about a bank.", "Another one.")
     monkeypatch.setenv("LAB_SHARED", "1")
     assert models._storable((DEFAULT_A, DEFAULT_B)) and not models._storable(typed)
+    words = lambda texts: tuple(tuple(split_words(t)) for t in texts)  # noqa: E731 - as the ELMo page reads them
+    assert models._storable(words((DEFAULT_A, DEFAULT_B)), words=True) and not models._storable(words(typed), words=True)
     monkeypatch.setenv("LAB_SHARED", "0")
     assert models._storable(typed)
     monkeypatch.setenv("LAB_STORED_RUNS", "0")
