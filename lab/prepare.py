@@ -2,15 +2,18 @@
 
     python -m lab prepare [--source S] [--elmo-source S] [LINK ...]
 
-A fresh server draws a BERT or ELMo view it finds in the disk store (``lab.stored``)
-before TensorFlow has even been imported; a view nobody has opened on this machine waits
-for the import, the model and its first run (about 14 s on the 2-core machine). This
-command stores, for the embedded BERT and ELMo-mini (or ``--source``, ``--elmo-source``),
-the views of the app's default sentences (the BERT page, which the ELMo vs BERT page
-shares, the attention page as a batch and as a pair, and the ELMo page with its model's
-facts) and of every app link given (``http://localhost:8501/bert?a=...&b=...``: the page,
-its sentences, the attention page's ``att_mode`` and a link's model source). A view
-already stored is left as it is, without loading the model.
+A fresh server draws a BERT, ELMo or ELMo vs BERT view it finds on disk (``lab.stored``,
+``lab.reference``) before TensorFlow has even been imported; a view nobody has opened on
+this machine waits for the import, the models and their runs (about 14 s on the 2-core
+machine; the ELMo vs BERT page's first view also for both models' passes over the reference
+corpus, 40-50 s more). This command stores, for the embedded BERT and ELMo-mini (or
+``--source``, ``--elmo-source``), the views of the app's default sentences (the BERT page,
+the attention page as a batch and as a pair, the ELMo page with its model's facts, and the
+ELMo vs BERT page: both models' runs, facts and sense tests, and from the reference corpus
+their anisotropy baselines and the neighbour index of their top layers) and of every app
+link given (``http://localhost:8501/bert?a=...&b=...``: the page, its sentences, the
+attention page's ``att_mode`` and a link's model sources). A view already stored is left as
+it is, without loading a model.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from typing import Callable
 from urllib.parse import parse_qs, urlsplit
 
 from lab import sources, stored
+from lab.reference import ReferenceStore
 from lab.tokenize import DEFAULT_A, DEFAULT_B, ELMO_MAX_WORDS, prepare_text, split_words
 
-# pages whose run a fresh server can read from the store -> (the model family, whether the run keeps attentions)
+# pages whose runs a fresh server can read from the store -> (the family of the page's
+# ``source``, whether its BERT run keeps attentions); the ELMo vs BERT page also reads ELMo's
 STORED_PAGES = {"bert": ("bert", False), "compare": ("bert", False), "attention": ("bert", True),
                 "elmo": ("elmo", False)}
 FAMILY_NAMES = {"bert": "BERT", "elmo": "ELMo"}
@@ -32,12 +37,14 @@ NOT_STORED = dict.fromkeys(("", "index", "home"), "the home page runs no model")
 
 @dataclass(frozen=True)
 class View:
-    """One model run as a page asks for it; ``source`` is the source of the page's family."""
+    """What a page reads for two sentences before its models load; ``source`` is the source
+    of the page's family (``family``), ``elmo_source`` the ELMo vs BERT page's ELMo."""
 
     page: str
     sentences: tuple[str, str]
     pair: bool = False
     source: str = sources.EMBEDDED
+    elmo_source: str = sources.EMBEDDED
 
     @property
     def family(self) -> str:
@@ -47,30 +54,68 @@ class View:
     def attentions(self) -> bool:
         return STORED_PAGES[self.page][1]
 
+    def models(self) -> list[tuple[str, str]]:
+        """(family, source) of every model the page reads."""
+        if self.page == "compare":
+            return [("bert", self.source), ("elmo", self.elmo_source)]
+        return [(self.family, self.source)]
+
     def words(self) -> tuple[tuple[str, ...], ...]:
         """The sentences as the ELMo page's word tokens (each cut to its first ``ELMO_MAX_WORDS``)."""
         return tuple(tuple(split_words(s)[:ELMO_MAX_WORDS]) for s in self.sentences)
 
     def key(self) -> str | None:
-        """The key of the page's run."""
+        """The key of the page's run (on the ELMo vs BERT page, BERT's)."""
         if self.family == "elmo":
             return stored.elmo_key(self.source, self.words())
         return stored.bert_key(self.source, self.sentences, self.pair, self.attentions)
 
     def keys(self) -> list[str | None]:
-        """Every key the page reads before its model loads: its run's, and the ELMo page's
-        model facts (``lab.stored.ModelFacts``)."""
+        """Every key of the run store the page reads before its models load: its run's, the
+        ELMo page's model facts (``lab.stored.ModelFacts``), and on the ELMo vs BERT page both
+        models' runs, facts and sense tests."""
+        if self.page == "compare":
+            on = stored.enabled()
+            return [self.key(), stored.elmo_key(self.elmo_source, self.words())] + [
+                k for family, source in self.models()
+                for k in (stored.run_key(family, source, "facts") if on else None, stored.sense_key(family, source))]
         if self.family == "elmo":
             return [self.key(), stored.run_key("elmo", self.source, "facts") if stored.enabled() else None]
         return [self.key()]
 
-    def compute(self, model, store: stored.RunStore) -> None:
-        """Run ``model`` for this view and write what the page reads to ``store``."""
-        if self.family == "elmo":
-            stored.elmo_run(model, self.source, self.words(), store=store)
-            stored.model_facts(model, "elmo", self.source, store=store)
+    def is_stored(self, store: stored.RunStore, corpus: ReferenceStore | None) -> bool:
+        """Whether every key is in ``store`` and, on the ELMo vs BERT page, what it reads of
+        the reference ``corpus`` is on disk (not checked where ``corpus`` is None)."""
+        if not all(store.has(k) for k in self.keys()):
+            return False
+        if self.page != "compare" or corpus is None:
+            return True
+        facts = [store.get(stored.run_key(family, source, "facts")) for family, source in self.models()]
+        return all(f is not None and corpus.prepared(family, source, f.label)
+                   for (family, source), f in zip(self.models(), facts))
+
+    def compute(self, model: Callable[[str, str], object], store: stored.RunStore,
+                corpus: ReferenceStore | None, progress: Callable[[str], None] = lambda line: None) -> None:
+        """Run the models (``model(family, source)``) for this view and write what the page
+        reads to ``store`` and, on the ELMo vs BERT page, to the reference ``corpus``'s cache."""
+        if self.page == "compare":
+            bert, elmo = (model(*m) for m in self.models())
+            stored.bert_run(bert, self.source, self.sentences, attentions=False, store=store)
+            stored.elmo_run(elmo, self.elmo_source, self.words(), store=store)
+            for (family, source), m in zip(self.models(), (bert, elmo)):
+                stored.model_facts(lambda m=m: m, family, source, store=store)
+                stored.sense_test(m, family, source, store=store)
+                if corpus is not None and not corpus.prepared(family, source, m.label):
+                    progress(f"the reference corpus through {FAMILY_NAMES[family]} ({len(corpus.corpus.sentences):,} "
+                             "sentences): baselines, neighbour index of the top layer...")
+                    corpus.prepare(m)
+        elif self.family == "elmo":
+            elmo = model("elmo", self.source)
+            stored.elmo_run(elmo, self.source, self.words(), store=store)
+            stored.model_facts(lambda: elmo, "elmo", self.source, store=store)
         else:
-            stored.bert_run(model, self.source, self.sentences, self.pair, self.attentions, store=store)
+            stored.bert_run(model("bert", self.source), self.source, self.sentences, self.pair, self.attentions,
+                            store=store)
 
     def describe(self) -> str:
         a, b = (s if len(s) <= 40 else s[:39] + "…" for s in self.sentences)
@@ -79,17 +124,18 @@ class View:
 
 
 def default_views(source: str = sources.EMBEDDED, elmo_source: str = sources.EMBEDDED) -> list[View]:
-    """The default sentences' views: the BERT page (its run is also the ELMo vs BERT
-    page's), the attention page as a batch and as a packed pair, and the ELMo page
-    (``elmo_source``)."""
+    """The default sentences' views: the BERT page, the attention page as a batch and as a
+    packed pair, the ELMo page (``elmo_source``) and the ELMo vs BERT page (whose runs are
+    the BERT and ELMo pages')."""
     defaults = (DEFAULT_A, DEFAULT_B)
     return [View("bert", defaults, source=source), View("attention", defaults, source=source),
-            View("attention", defaults, pair=True, source=source), View("elmo", defaults, source=elmo_source)]
+            View("attention", defaults, pair=True, source=source), View("elmo", defaults, source=elmo_source),
+            View("compare", defaults, source=source, elmo_source=elmo_source)]
 
 
 def view_from_link(link: str, source: str = sources.EMBEDDED, elmo_source: str = sources.EMBEDDED) -> View:
     """The view an app link opens, with its sentences cleaned as the sidebar cleans them
-    and its model's source (the link's, else ``source`` for BERT, ``elmo_source`` for
+    and its models' sources (the link's, else ``source`` for BERT, ``elmo_source`` for
     ELMo). Raises ValueError, saying why, for a page without a stored view or unusable text."""
     parts = urlsplit(link.strip())
     page = parts.path.strip("/").rsplit("/", 1)[-1]
@@ -104,46 +150,55 @@ def view_from_link(link: str, source: str = sources.EMBEDDED, elmo_source: str =
             texts.append(prepare_text(query.get(key, default))[0])
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
-    family = STORED_PAGES[page][0]
-    link_source = query.get(f"{family}_src", "")  # the sidebar's source picker (ui.frame)
-    if link_source == "custom":
-        link_source = query.get(f"{family}_custom", "").strip()
+
+    def link_source(family: str, default: str) -> str:
+        chosen = query.get(f"{family}_src", "")  # the sidebar's source picker (ui.frame)
+        if chosen == "custom":
+            chosen = query.get(f"{family}_custom", "").strip()
+        return chosen or default
+
+    bert_source, elmo = link_source("bert", source), link_source("elmo", elmo_source)
     pair = page == "attention" and query.get("att_mode") == "pair"
-    return View(page, (texts[0], texts[1]), pair, link_source or (elmo_source if family == "elmo" else source))
+    return View(page, (texts[0], texts[1]), pair, elmo if page == "elmo" else bert_source,
+                elmo if page == "compare" else sources.EMBEDDED)
 
 
 STORED, PRESENT, SKIPPED = "stored", "already stored", "not stored"
 
 
 def stored_defaults(source: str = sources.EMBEDDED, elmo_source: str = sources.EMBEDDED,
-                    store: stored.RunStore | None = None) -> tuple[int, int]:
+                    store: stored.RunStore | None = None, corpus: ReferenceStore | None = None) -> tuple[int, int]:
     """(how many of the default views are stored, how many there are), without loading a model."""
     store = stored.default_store() if store is None else store
     views = default_views(source, elmo_source)
-    return sum(all(store.has(k) for k in v.keys()) for v in views), len(views)
+    return sum(v.is_stored(store, corpus) for v in views), len(views)
 
 
 def prepare(views: list[View], load: Callable[[str, str], object], store: stored.RunStore | None = None,
+            corpus: ReferenceStore | None = None,
             progress: Callable[[str], None] = lambda line: None) -> list[tuple[View, str, str]]:
-    """Store every view's run that the store lacks; ``load(family, source)`` gives the model
-    (called once per family and source, only when a view must be computed). Returns
-    (view, STORED, PRESENT or SKIPPED, why it was skipped)."""
+    """Store every view that the store (and, for the ELMo vs BERT page, the reference
+    ``corpus``'s cache; None: not that part) lacks; ``load(family, source)`` gives a model
+    (called once per family and source, only when a view must be computed). Returns (view,
+    STORED, PRESENT or SKIPPED, why it was skipped)."""
     store = stored.default_store() if store is None else store
     models: dict[tuple[str, str], object] = {}
+
+    def model(family: str, source: str):
+        if (family, source) not in models:
+            progress(f"loading {FAMILY_NAMES[family]} ({source})...")
+            models[family, source] = load(family, source)
+        return models[family, source]
+
     done = []
     for view in views:
-        keys = view.keys()
-        if None in keys:
+        if None in view.keys():
             done.append((view, SKIPPED, "the model has no files on this machine to key its runs by"))
-        elif all(store.has(k) for k in keys):
+        elif view.is_stored(store, corpus):
             done.append((view, PRESENT, ""))
         else:
-            which = (view.family, view.source)
-            if which not in models:
-                progress(f"loading {FAMILY_NAMES[view.family]} ({view.source})...")
-                models[which] = load(*which)
-            view.compute(models[which], store)
-            done.append((view, STORED, "") if all(store.has(k) for k in keys) else
+            view.compute(model, store, corpus, progress)
+            done.append((view, STORED, "") if view.is_stored(store, corpus) else
                         (view, SKIPPED, "the store refused it (too large, or its folder cannot be written)"))
         _, status, why = done[-1]
         progress(f"{status}: {view.describe()}" + (f" ({why})" if why else ""))

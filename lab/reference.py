@@ -115,12 +115,17 @@ def cache_dir() -> Path:
 
 def model_key(model) -> str:
     """A name for the model's cached vectors: its family, source, label and weight files."""
-    h = hashlib.sha256(f"{CACHE_VERSION}|{model.family}|{model.source}|{model.label}".encode())
-    folder = sources.weights_folder(model.family, model.source)
+    return family_key(model.family, model.source, model.label)
+
+
+def family_key(family: str, source: str, label: str) -> str:
+    """``model_key`` of the model of ``family`` from ``source`` named ``label``, without the model."""
+    h = hashlib.sha256(f"{CACHE_VERSION}|{family}|{source}|{label}".encode())
+    folder = sources.weights_folder(family, source)
     if folder is not None:
         for name, size, mtime_ns in sources.file_stats(folder):
             h.update(f"|{name}:{size}:{mtime_ns}".encode())
-    return f"{model.family}-{h.hexdigest()[:16]}"
+    return f"{family}-{h.hexdigest()[:16]}"
 
 
 # --- running a model over sentences ------------------------------------------------------------
@@ -297,7 +302,27 @@ class ReferenceStore:
         self._lock = threading.RLock()
 
     def _dir(self, model) -> Path:
-        return self.folder / model_key(model) / self.corpus.digest[:16]
+        return self._dir_of(model_key(model))
+
+    def _dir_of(self, key: str) -> Path:
+        return self.folder / key / self.corpus.digest[:16]
+
+    # -- what the ELMo vs BERT page's first view reads --
+    def prepare(self, model, progress: Progress = _quiet) -> None:
+        """Compute (or read) what ``prepared`` looks for: the model's baselines, the neighbour
+        index of its top layer (the layer the page opens on, first-piece pooling) and with it
+        every frequent word's self-similarity."""
+        self.index(model, len(self.baseline(model, progress).layer_names) - 1, "first", progress)
+
+    def prepared(self, family: str, source: str, label: str) -> bool:
+        """Whether ``prepare`` has left all of it on disk for the model of ``family`` from
+        ``source`` named ``label`` (checked without the model)."""
+        folder = self._dir_of(family_key(family, source, label))
+        try:
+            top = len(json.loads((folder / "baseline.json").read_text())["layer_names"]) - 1
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        return all((folder / name).is_file() for name in (f"layer{top}-first.npz", "self-similarity-first.npz"))
 
     @property
     def memory_bytes(self) -> int:

@@ -13,7 +13,8 @@ keyed by everything its numbers depend on:
 
 Beside its runs, a model's ``ModelFacts`` (its name and description, and ELMo's limits
 and learned mix, which the ELMo page shows before its first chart) are stored the same
-way, under the call "facts".
+way, under the call "facts", and so is its sense test (the ELMo vs BERT page's), under
+"sense" with a hash of the pairs and of the code that scores them.
 
 Change any of them and the key changes: the stored run is never read again and is
 removed once it is among the least recently used. The store holds at most
@@ -133,10 +134,43 @@ class ModelFacts:
                    getattr(model, "mix_weights", None), bool(getattr(model, "supports_state", False)))
 
 
-def model_facts(model, family: str, source: str, store: RunStore | None = None, keep: bool = True) -> ModelFacts:
-    """``ModelFacts.of(model)``, from the store or computed (which loads a lazy model), as ``bert_run``."""
+def model_facts(load, family: str, source: str, store: RunStore | None = None, keep: bool = True) -> ModelFacts:
+    """``ModelFacts.of(load())``, from the store or computed, as ``bert_run``: ``load`` gives
+    the model, and is called only to compute (a lazy model answers its facts from here)."""
     key = run_key(family, source, "facts") if enabled() else None
-    return _read_or_compute(key, lambda: ModelFacts.of(model), store, keep)
+    return _read_or_compute(key, lambda: ModelFacts.of(load()), store, keep)
+
+
+# What a sense test's numbers depend on beyond the model: the pairs and the code that scores them
+SENSE_FILES = ("compare.py", "senses.py", "analysis.py", "views.py", "data/sense_pairs.json")
+
+
+@lru_cache(maxsize=1)
+def sense_fingerprint() -> str:
+    return hashlib.sha256(b"\0".join((LAB / name).read_bytes() for name in SENSE_FILES)).hexdigest()
+
+
+def sense_key(family: str, source: str, pool: str = "first") -> str | None:
+    """The key of a model's sense test (``sense_test``), as ``bert_key``."""
+    if not enabled():
+        return None
+    return run_key(family, source, "sense", _sense_pool(family, pool), sense_fingerprint())
+
+
+def sense_test(model, family: str, source: str, pool: str = "first", store: RunStore | None = None,
+               keep: bool = True):
+    """``lab.compare.run_sense_test`` of ``model`` on ``lab.senses``' pairs (BERT's words
+    pooled from their pieces by ``pool``), from the store or computed, as ``bert_run``."""
+    def compute():
+        from lab import compare, senses
+
+        return compare.run_sense_test(model, senses.sense_pairs(), senses.roc_auc, _sense_pool(family, pool))
+
+    return _read_or_compute(sense_key(family, source, pool), compute, store, keep)
+
+
+def _sense_pool(family: str, pool: str) -> str:
+    return pool if family == "bert" else "first"  # an ELMo word is one token: both poolings are the same
 
 
 def _read_or_compute(key: str | None, compute, store: RunStore | None, keep: bool):

@@ -31,10 +31,12 @@ st.caption("The same word through both models, layer by layer, and every number 
            "so a cosine means something only next to its layer's baseline.")
 show_input_messages(fr)
 
-bert = models.model("bert", fr.bert_source)
-elmo = models.model("elmo", fr.elmo_source)
+# Lazy: stored runs, facts, sense tests and reference files can answer before the models load
+bert = models.model("bert", fr.bert_source, lazy=True)
+elmo = models.model("elmo", fr.elmo_source, lazy=True)
+about = {"bert": models.facts(bert), "elmo": models.facts(elmo)}  # names and ELMo's limits, stored
 store = models.reference_store()
-st.caption(f"BERT: **{md_escape(bert.label)}** · ELMo: **{md_escape(elmo.label)}** · reference corpus: "
+st.caption(f"BERT: **{md_escape(about['bert'].label)}** · ELMo: **{md_escape(about['elmo'].label)}** · reference corpus: "
            f"{len(store.corpus.sentences):,} sentences ({md_escape(store.corpus.path.split('/')[-1])})")
 
 
@@ -42,7 +44,7 @@ def read_words() -> tuple[tuple[str, ...], ...]:
     """Each sentence's words (the tokens ELMo reads; BERT's pieces are pooled per word)."""
     words = []
     for name, text in zip("AB", fr.sentences):
-        t = word_tokens(text, MAX_WORDS, elmo.chars_per_token - 2)
+        t = word_tokens(text, MAX_WORDS, about["elmo"].chars_per_token - 2)
         if t.total > MAX_WORDS:
             st.warning(f"Sentence {name} has {t.total:,} words; this page compares the first {MAX_WORDS}.")
         words.append(tuple(t.words))
@@ -147,7 +149,7 @@ def self_similarity(word: str) -> None:
     st.header("2 · How contextual is each layer?")
     lines, rare = [], []
     for family, m in loaded.items():
-        s = store.self_similarity(m, word, pooling())
+        s = models.or_stop(store.self_similarity, m, word, pooling())  # a lookup once the index is built
         if s.too_rare:
             rare.append(f"{m.short_label}: {s.used} usable")
             continue

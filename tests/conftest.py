@@ -43,6 +43,30 @@ def embedded_bert():
     return load_bert("embedded")
 
 
+@pytest.fixture
+def unloadable_models(monkeypatch):
+    """Make every model load fail: ``unloadable_models(message)`` has ``lab.models.load``
+    raise ``SourceError(message.format(family=...))``. The app's cached models and their
+    facts (what earlier tests' pages read) are cleared first, and again afterwards, so the
+    next test loads the real models."""
+    from lab import models as lab_models, sources
+    from ui import models
+
+    def clear():
+        models.load.clear()
+        models._facts.clear()
+
+    def use(message: str) -> None:
+        def broken(family, source):
+            raise sources.SourceError(message.format(family=family))
+
+        monkeypatch.setattr(lab_models, "load", broken)
+        clear()
+
+    yield use
+    clear()
+
+
 @pytest.fixture(scope="session")
 def toy_vocab_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("toy") / "vocab.txt"

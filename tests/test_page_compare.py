@@ -241,3 +241,13 @@ def test_the_sense_test_section(models):
                      and d.value["cosine"].tolist() == [round(float(t.cosines[i, t.best]), 4) for i in t.wrong])
         assert wrong["word"].tolist() == [t.pairs[i][0] for i in t.wrong]
     assert any("your pair's cosine" in m.value and "of the same-sense pairs" in m.value for m in at.markdown)
+
+
+def test_an_embedded_model_that_cannot_be_loaded_says_so(unloadable_models):
+    # both models are asked for lazily (stored runs, facts and sense tests can answer
+    # first): here nothing is stored and loading fails, so the page says why and stops
+    unloadable_models("The embedded {family} model is damaged: reinstall the app.")
+    at = run_page()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The embedded bert model is damaged: reinstall the app."]
+    assert not at.pills and not at.get("plotly_chart")

@@ -165,26 +165,14 @@ def test_the_same_page_runs_a_tf_hub_style_savedmodel(tmp_path):
     assert list(runs_table(at).index) == ["stateless"]
 
 
-def test_an_embedded_model_that_cannot_be_loaded_says_so(monkeypatch):
+def test_an_embedded_model_that_cannot_be_loaded_says_so(unloadable_models):
     # the page asks for its model lazily (a stored run can answer first): here there is
     # none, and loading fails, so the page says why and stops, without a traceback
-    from lab import models as lab_models, sources
-    from ui import models
-
-    def broken(family, source):
-        raise sources.SourceError("ELMo-mini's weights.hdf5 is damaged: reinstall the app.")
-
-    monkeypatch.setattr(lab_models, "load", broken)
-    models.load.clear()
-    models._facts.clear()  # what earlier tests' pages read of the model
-    try:
-        at = run_page()
-        assert not at.exception
-        assert [e.value for e in at.error] == ["ELMo-mini's weights.hdf5 is damaged: reinstall the app."]
-        assert not at.pills and not at.get("plotly_chart")
-    finally:
-        models.load.clear()  # the next test loads the real model again
-        models._facts.clear()
+    unloadable_models("ELMo-mini's weights.hdf5 is damaged: reinstall the app.")
+    at = run_page()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["ELMo-mini's weights.hdf5 is damaged: reinstall the app."]
+    assert not at.pills and not at.get("plotly_chart")
 
 
 @pytest.mark.parametrize("text, expect", [

@@ -11,7 +11,7 @@ from lab import prepare, sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, ELMO_MAX_WORDS, split_words
 from lab.vectors import LayerVectors
 from tests.conftest import ROOT
-from tests.test_stored import run_page
+from tests.test_stored import SMALL_CORPUS, run_page
 
 
 @pytest.fixture
@@ -46,6 +46,11 @@ def test_a_link_names_its_model_source():
                                   "&elmo_custom=/models/elmo", source="/other")
     assert (elmo.family, elmo.source) == ("elmo", "/models/elmo"), "the ELMo page's source is ELMo's"
     assert prepare.view_from_link("http://localhost:8501/elmo", "/b", elmo_source="/e").source == "/e"
+    both = prepare.view_from_link("http://localhost:8501/compare?bert_src=custom&bert_custom=/b&elmo_src=custom"
+                                  "&elmo_custom=/models/elmo", source="/other", elmo_source="/e")
+    assert both.models() == [("bert", "/b"), ("elmo", "/models/elmo")], "the ELMo vs BERT page reads both"
+    assert prepare.view_from_link("http://localhost:8501/compare", "/b", "/e").models() == [("bert", "/b"),
+                                                                                            ("elmo", "/e")]
 
 
 @pytest.mark.parametrize("link, why", [
@@ -135,6 +140,41 @@ def test_prepare_stores_the_elmo_page_with_its_model_facts(tmp_path, store_on):
     assert len(model.calls) == 1
 
 
+def test_the_compare_view_stores_both_models_and_the_reference_corpus_once(tmp_path, store_on, embedded_bert):
+    """The ELMo vs BERT page's view: both models' runs, facts and sense tests in the run
+    store, their baselines and top-layer neighbour index in the reference cache; what is
+    missing of either is computed again, and nothing else."""
+    from lab import reference
+    from lab.models.elmo_io import load_elmo
+
+    store = stored.RunStore(tmp_path / "runs")
+    corpus = reference.ReferenceStore(reference.load_corpus(str(SMALL_CORPUS)), tmp_path / "cache")
+    models, loads = {"bert": embedded_bert, "elmo": load_elmo("embedded")}, []
+    load = lambda family, source: loads.append(family) or models[family]  # noqa: E731
+    view = prepare.default_views()[4]
+    assert view.page == "compare" and not view.is_stored(store, corpus)
+    assert [s for _, s, _ in prepare.prepare([view], load, store, corpus)] == [prepare.STORED]
+    assert loads == ["bert", "elmo"] and len(store.keys()) == 6
+    for family, m in models.items():
+        assert corpus.prepared(family, sources.EMBEDDED, m.label)
+        top = corpus.baseline(m).layer_names[-1]
+        assert corpus.index(m, len(corpus.baseline(m).layer_names) - 1).layer_name == top
+        facts = stored.model_facts(lambda: pytest.fail("computed stored facts"), family, sources.EMBEDDED, store=store)
+        assert facts.label == m.label
+        test = stored.sense_test(None, family, sources.EMBEDDED, store=store)  # read, so never run
+        assert test.short_label == m.short_label and 0.5 < test.auc.max() <= 1.0
+    assert stored.sense_key("elmo", sources.EMBEDDED, "mean") == stored.sense_key("elmo", sources.EMBEDDED), \
+        "an ELMo word is one token: both poolings share one sense test"
+    again = prepare.prepare([view], lambda f, s: pytest.fail("loaded a model for a stored view"), store, corpus)
+    assert again[0][1] == prepare.PRESENT
+    for path in (tmp_path / "cache").rglob("layer*-first.npz"):  # a cache folder cleared, then a new command
+        path.unlink()
+    corpus = reference.ReferenceStore(corpus.corpus, tmp_path / "cache")
+    assert not view.is_stored(store, corpus) and view.is_stored(store, None)
+    assert prepare.prepare([view], load, store, corpus)[0][1] == prepare.STORED and view.is_stored(store, corpus)
+    assert len(store.keys()) == 6
+
+
 def test_a_long_sentence_is_prepared_as_the_elmo_page_cuts_it():
     long = " ".join(["word"] * (ELMO_MAX_WORDS + 20)) + "."
     view = prepare.view_from_link(f"http://localhost:8501/elmo?a={long.replace(' ', '+')}")
@@ -163,26 +203,29 @@ def test_a_stored_run_is_read_even_where_it_would_not_be_written(tmp_path, store
 
 def test_the_command_prepares_the_views_fresh_bert_and_elmo_pages_draw_without_tensorflow(tmp_path):
     """``python -m lab prepare`` (a fresh interpreter, the real models) stores what a fresh
-    server's BERT and ELMo pages then draw without importing TensorFlow, with the numbers a
-    server that computes the view shows."""
-    env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    server's BERT, ELMo and ELMo vs BERT pages then draw without importing TensorFlow, with
+    the numbers a server that computes the view shows."""
+    env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT),
+               LAB_REFERENCE_CORPUS=str(SMALL_CORPUS))
     done = subprocess.run([sys.executable, "-m", "lab", "prepare", "http://localhost:8501/home"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, "a link it cannot prepare makes the command fail"
-    assert "4 views stored, 0 already stored, 0 not stored" in done.stdout
+    assert "5 views stored, 0 already stored, 0 not stored" in done.stdout
     assert "skipped http://localhost:8501/home: the home page runs no model" in done.stderr
-    assert len(list((tmp_path / "runs").glob("*.pkl"))) == 5  # four runs and ELMo-mini's facts
-    for page in ("bert", "elmo"):
+    assert "the reference corpus through BERT" in done.stderr and "the reference corpus through ELMo" in done.stderr
+    # four runs, both models' facts and sense tests (the ELMo vs BERT page's runs are the BERT and ELMo pages')
+    assert len(list((tmp_path / "runs").glob("*.pkl"))) == 8
+    for page in ("bert", "elmo", "compare"):
         prepared = run_page(str(tmp_path), page)
         assert prepared["errors"] == [] and not prepared["tensorflow"], f"the prepared {page} view was not read"
         computed = run_page(str(tmp_path / "elsewhere"), page)
         assert computed["tensorflow"]
-        np.testing.assert_allclose(prepared["first"], computed["first"], atol=1e-6)
-        np.testing.assert_allclose(prepared["clicked"], computed["clicked"], atol=1e-6)
+        for when in ("first", "clicked"):  # the ELMo vs BERT page's: one curve a model, each its own length
+            np.testing.assert_allclose(np.hstack(prepared[when]), np.hstack(computed[when]), atol=1e-6)
         assert prepared["markdown"] == computed["markdown"]
     again = subprocess.run([sys.executable, "-m", "lab", "prepare"], cwd=ROOT, env=env, capture_output=True,
                            text=True, timeout=600)
-    assert again.returncode == 0 and "0 views stored, 4 already stored" in again.stdout
+    assert again.returncode == 0 and "0 views stored, 5 already stored" in again.stdout
 
 
 def test_info_says_whether_the_default_views_are_stored(tmp_path, monkeypatch, capsys, store_on):
@@ -191,11 +234,11 @@ def test_info_says_whether_the_default_views_are_stored(tmp_path, monkeypatch, c
     monkeypatch.setenv("LAB_RUNS_DIR", str(tmp_path))
     monkeypatch.delenv("LAB_BERT_SOURCE", raising=False)
     assert main(["info"]) == 0
-    assert f"stored runs: 0 in {tmp_path}; the default views: 0 of 4 stored (python -m lab prepare" in \
+    assert f"stored runs: 0 in {tmp_path}; the default views: 0 of 5 stored (python -m lab prepare" in \
         capsys.readouterr().out
     prepare.prepare(prepare.default_views()[:1], lambda f, s: CountingModel(), stored.RunStore(tmp_path))
     assert main(["info"]) == 0
-    assert "stored runs: 1 in" in (out := capsys.readouterr().out) and "the default views: 1 of 4 stored" in out
+    assert "stored runs: 1 in" in (out := capsys.readouterr().out) and "the default views: 1 of 5 stored" in out
     monkeypatch.setenv("LAB_STORED_RUNS", "0")
     assert main(["info"]) == 0
     assert "stored runs: off" in capsys.readouterr().out

@@ -98,8 +98,11 @@ def test_the_store_is_off_when_asked(monkeypatch):
 PAGE_RUN = """
 import json, sys
 from streamlit.testing.v1 import AppTest
+from tests.specs import chart, values
 
 def curve(at):
+    if sys.argv[1].endswith("compare.py"):  # both models' curves
+        return [values(t["y"]).tolist() for t in chart(at, "at every layer of both models")["data"]]
     df = next(d.value for d in at.dataframe if list(d.value.index) == ["cosine"])
     return [float(v) for v in df.iloc[0]]
 
@@ -110,22 +113,28 @@ print(json.dumps({"errors": [str(e.value) for e in at.exception], "first": first
                   "tensorflow": "tensorflow" in sys.modules, "caption": [c.value for c in at.caption],
                   "markdown": [m.value for m in at.markdown]}))
 """
-RIVER = {"bert": 5, "elmo": 3}  # the pill of "river" in B: BERT's pieces start with [CLS]
+RIVER = {"bert": 5, "elmo": 3, "compare": 5}  # the pill of "river" in B: BERT's pieces start with [CLS]
+# The ELMo vs BERT page's reference corpus: the page tests' small one (its first view passes both models over it)
+SMALL_CORPUS = ROOT / "tests" / "fixtures" / "small_corpus.txt"
 
 
 def run_page(cache: str, page: str = "bert") -> dict:
-    env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=cache, LAB_WARMUP="0", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=cache, LAB_WARMUP="0", PYTHONPATH=str(ROOT),
+               LAB_REFERENCE_CORPUS=str(SMALL_CORPUS))
     done = subprocess.run([sys.executable, "-c", PAGE_RUN, f"pages/{page}.py", str(RIVER[page])], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("page, model_name, runs", [("bert", "all-MiniLM-L6-v2", 1), ("elmo", "ELMo-mini", 2)])
+# page, a model it names, what its first view stores: the runs, ELMo's facts, on the ELMo
+# vs BERT page both models' runs, facts and sense tests
+@pytest.mark.parametrize("page, model_name, runs", [("bert", "all-MiniLM-L6-v2", 1), ("elmo", "ELMo-mini", 2),
+                                                    ("compare", "ELMo-mini", 6)])
 def test_a_page_draws_a_stored_run_without_tensorflow(tmp_path, page, model_name, runs):
-    """A fresh server's BERT or ELMo page, for sentences answered before, shows the same
-    numbers (first view and after a click) and the same facts about its model, without
-    importing TensorFlow or loading the model."""
+    """A fresh server's BERT, ELMo or ELMo vs BERT page, for sentences answered before, shows
+    the same numbers (first view and after a click) and the same facts about its models,
+    without importing TensorFlow or loading a model."""
     computed = run_page(str(tmp_path), page)
     assert computed["errors"] == [] and computed["tensorflow"]
     assert len(list((tmp_path / "runs").glob("*.pkl"))) == runs  # ELMo's: the run and the model's facts

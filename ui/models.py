@@ -3,12 +3,15 @@
 A source that cannot be loaded is remembered with its message, so a page says what went
 wrong once, quickly, and carries on with the embedded model.
 
-A BERT or ELMo run is also kept on disk (``lab.stored``), with the model's ``facts``: a
-fresh server answers sentences it answered before from there, and a page that asks for a
-``lazy`` model draws that view before the model, or TensorFlow, has been loaded.
+A BERT or ELMo run is also kept on disk (``lab.stored``), with the model's ``facts`` and
+its sense test: a fresh server answers sentences it answered before from there, and a page
+that asks for a ``lazy`` model draws that view before the model, or TensorFlow, has been
+loaded.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import streamlit as st
 
@@ -48,10 +51,15 @@ def load(family: str, source: str):
         freeze_heap()
 
 
+# What a LazyModel answers from its stored facts (``facts``), without loading
+FACT_NAMES = frozenset(f.name for f in dataclasses.fields(stored.ModelFacts)) - {"info"}
+
+
 class LazyModel:
-    """The embedded model of ``family``, loaded when something other than its family and
-    source is asked of it: a run stored on disk can answer a page before that
-    (``bert_run``). Loading raises ``lab.sources.SourceError`` with the loader's message."""
+    """The embedded model of ``family``, loaded when something other than its family, its
+    source or one of its facts (``FACT_NAMES``: its name, ELMo's limits and mix) is asked of
+    it: a run stored on disk can answer a page before that (``bert_run``). Loading raises
+    ``lab.sources.SourceError`` with the loader's message."""
 
     def __init__(self, family: str):
         self.family = family
@@ -68,6 +76,8 @@ class LazyModel:
     def __getattr__(self, name: str):
         if name.startswith("__"):  # copy and pickle probe for these before __init__ has run
             raise AttributeError(name)
+        if name in FACT_NAMES:
+            return getattr(_facts(self, self.family, self.source), name)
         return getattr(self.loaded(), name)
 
 
@@ -96,7 +106,7 @@ def model(family: str, source: str, lazy: bool = False):
     return loaded
 
 
-def _or_stop(call, *args):
+def or_stop(call, *args):
     """``call(*args)``; where it must load a ``LazyModel`` that cannot be loaded, say why
     and stop the page."""
     try:
@@ -109,7 +119,7 @@ def _or_stop(call, *args):
 def bert_run(model, source: str, sentences: tuple[str, ...], pair: bool = False, attentions: bool = True):
     """``LayerVectors`` of a BERT for ``sentences`` (``_bert_run``); where a ``LazyModel``
     cannot be loaded, say why and stop the page."""
-    return _or_stop(_bert_run, model, source, sentences, pair, attentions)
+    return or_stop(_bert_run, model, source, sentences, pair, attentions)
 
 
 # Bounded in bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of
@@ -144,19 +154,19 @@ def _storable(sentences, words: bool = False) -> bool:
 def facts(model) -> stored.ModelFacts:
     """``lab.stored.ModelFacts`` of ``model`` (stored on disk, so a ``LazyModel`` need not
     load for them); where a ``LazyModel`` cannot be loaded, say why and stop the page."""
-    return _or_stop(_facts, model, model.family, model.source)
+    return or_stop(_facts, model, model.family, model.source)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _facts(_model, family: str, source: str) -> stored.ModelFacts:
     # a resource: small and frozen, read by every session; the model is not hashed
-    return stored.model_facts(_model, family, source)
+    return stored.model_facts(_model.loaded if isinstance(_model, LazyModel) else lambda: _model, family, source)
 
 
 def elmo_run(model, source: str, tokens: tuple[tuple[str, ...], ...]):
     """``LayerVectors`` of an ELMo for word ``tokens`` (``_elmo_run``); where a ``LazyModel``
     cannot be loaded, say why and stop the page."""
-    return _or_stop(_elmo_run, model, source, tokens)
+    return or_stop(_elmo_run, model, source, tokens)
 
 
 @st.cache_data(show_spinner="Running ELMo...", max_entries=64)
@@ -170,7 +180,7 @@ def _elmo_run(_model, source: str, tokens: tuple[tuple[str, ...], ...]):
 def elmo_repeats(model, source: str, tokens: tuple[str, ...], runs: int, dropout: float):
     """``lab.models.elmo_io.repeat_runs`` (``_elmo_repeats``); where a ``LazyModel`` cannot be
     loaded, say why and stop the page."""
-    return _or_stop(_elmo_repeats, model, source, tokens, runs, dropout)
+    return or_stop(_elmo_repeats, model, source, tokens, runs, dropout)
 
 
 @st.cache_data(show_spinner="Running ELMo repeatedly...", max_entries=32)
@@ -182,18 +192,18 @@ def _elmo_repeats(_model, source: str, tokens: tuple[str, ...], runs: int, dropo
 
 
 def sense_test(model, pool: str):
-    """``lab.compare.run_sense_test`` of ``model`` on ``lab.senses``' pairs, once per model
-    and pooling for the whole process: it does not depend on anyone's sentences."""
-    return _sense_test(model, model.family, model.source, pool)
+    """``lab.stored.sense_test`` of ``model`` (on ``lab.senses``' pairs), once per model and
+    pooling for the whole process: it does not depend on anyone's sentences. Where a
+    ``LazyModel`` cannot be loaded, say why and stop the page."""
+    return or_stop(_sense_test, model, model.family, model.source, pool)
 
 
 # a resource: a small frozen result every session reads and none mutates (no copy per view);
-# keyed by family and source (both embedded models are "embedded"), the model not hashed
+# keyed by family and source (both embedded models are "embedded"), the model not hashed.
+# Stored on disk like the runs, whoever's sentences they are: it holds none of them.
 @st.cache_resource(show_spinner="Scoring the sense pairs...", max_entries=8)
 def _sense_test(_model, family: str, source: str, pool: str):
-    from lab import compare, senses
-
-    return compare.run_sense_test(_model, senses.sense_pairs(), senses.roc_auc, pool)
+    return stored.sense_test(_model, family, source, pool)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -212,13 +222,14 @@ def reference_store():
 
 def with_progress(what: str, compute):
     """``compute(progress)`` with a progress bar that shows while it reports (a first
-    computation over the reference corpus) and goes when it is done."""
+    computation over the reference corpus) and goes when it is done; where it must load a
+    ``LazyModel`` that cannot be loaded, say why and stop the page (``or_stop``)."""
     bar = st.empty()
 
     def progress(fraction: float, text: str) -> None:
         bar.progress(min(max(fraction, 0.0), 1.0), text=f"{what} (first use; cached afterwards): {text}")
 
     try:
-        return compute(progress)
+        return or_stop(compute, progress)
     finally:
         bar.empty()
