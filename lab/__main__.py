@@ -59,12 +59,15 @@ def _stored_status() -> str:
     if not stored.enabled():
         return "stored runs: off (LAB_STORED_RUNS=0)"
     store = stored.default_store()
-    corpus = reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
+    try:
+        corpus, unread = reference.ReferenceStore(reference.load_corpus(), reference.cache_dir()), ""
+    except (OSError, ValueError) as exc:  # info reports, it does not fail: the runs are counted without it
+        corpus, unread = None, f"; the reference corpus cannot be read ({exc})"
     have, total = prepare.stored_defaults(sources.default_source("bert"), sources.default_source("elmo"), store,
                                           corpus)
     line = (f"stored runs: {len(store.keys()) if store.folder.is_dir() else 0} in {store.folder}; "
             f"the default views: {have} of {total} stored")
-    return line + ("" if have == total else " (python -m lab prepare stores them)")
+    return line + ("" if have == total else " (python -m lab prepare stores them)") + unread
 
 
 def _embedded_status(family: str) -> str:

@@ -91,12 +91,17 @@ def corpus_path() -> Path:
     return Path(os.environ.get("LAB_REFERENCE_CORPUS") or CORPUS_FILE)
 
 
-@lru_cache(maxsize=4)
 def load_corpus(path: str | None = None) -> Corpus:
-    """Read a corpus file: one sentence per line; blank lines and ``#`` comments skipped."""
+    """Read a corpus file (default ``corpus_path()``, looked up at each call): one sentence
+    per line; blank lines and ``#`` comments skipped."""
+    return _read_corpus(str(path or corpus_path()))
+
+
+@lru_cache(maxsize=4)
+def _read_corpus(path: str) -> Corpus:
     from lab.tokenize import split_words
 
-    file = Path(path) if path else corpus_path()
+    file = Path(path)
     raw = file.read_bytes()
     lines = [" ".join(line.split()) for line in raw.decode("utf-8").splitlines()]
     sentences = tuple(s for s in lines if s and not s.startswith("#") and split_words(s))

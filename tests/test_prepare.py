@@ -239,6 +239,10 @@ def test_info_says_whether_the_default_views_are_stored(tmp_path, monkeypatch, c
     prepare.prepare(prepare.default_views()[:1], lambda f, s: CountingModel(), stored.RunStore(tmp_path))
     assert main(["info"]) == 0
     assert "stored runs: 1 in" in (out := capsys.readouterr().out) and "the default views: 1 of 5 stored" in out
+    monkeypatch.setenv("LAB_REFERENCE_CORPUS", str(tmp_path / "missing.txt"))  # the runs are counted all the same
+    assert main(["info"]) == 0
+    assert "the default views: 1 of 5 stored" in (out := capsys.readouterr().out)
+    assert "the reference corpus cannot be read (" in out and "missing.txt" in out
     monkeypatch.setenv("LAB_STORED_RUNS", "0")
     assert main(["info"]) == 0
     assert "stored runs: off" in capsys.readouterr().out
