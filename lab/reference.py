@@ -123,6 +123,19 @@ def model_key(model) -> str:
     return family_key(model.family, model.source, model.label)
 
 
+# The files of one model's folder (``ReferenceStore``): its baselines, a layer's neighbour
+# index and the self-similarity table of a pooling
+BASELINE_FILE = "baseline.json"
+
+
+def index_file(layer: int, pool: str) -> str:
+    return f"layer{layer}-{pool}.npz"
+
+
+def table_file(pool: str) -> str:
+    return f"self-similarity-{pool}.npz"
+
+
 def family_key(family: str, source: str, label: str) -> str:
     """``model_key`` of the model of ``family`` from ``source`` named ``label``, without the model."""
     h = hashlib.sha256(f"{CACHE_VERSION}|{family}|{source}|{label}".encode())
@@ -324,10 +337,10 @@ class ReferenceStore:
         ``source`` named ``label`` (checked without the model)."""
         folder = self._dir_of(family_key(family, source, label))
         try:
-            top = len(json.loads((folder / "baseline.json").read_text())["layer_names"]) - 1
+            top = len(json.loads((folder / BASELINE_FILE).read_text())["layer_names"]) - 1
         except (OSError, ValueError, KeyError, TypeError):
             return False
-        return all((folder / name).is_file() for name in (f"layer{top}-first.npz", "self-similarity-first.npz"))
+        return all((folder / name).is_file() for name in (index_file(top, "first"), table_file("first")))
 
     @property
     def memory_bytes(self) -> int:
@@ -339,7 +352,7 @@ class ReferenceStore:
         with self._lock:
             if key in self._small:
                 return self._small[key]
-            path = self._dir(model) / "baseline.json"
+            path = self._dir(model) / BASELINE_FILE
             if path.exists():
                 d = json.loads(path.read_text())
                 result = Baseline(d["layer_names"], np.array(d["values"]), d["pairs"], d["sentences"])
@@ -385,7 +398,7 @@ class ReferenceStore:
             return self._small[key]
 
     def _table_path(self, model, pool: str) -> Path:
-        return self._dir(model) / f"self-similarity-{pool}.npz"
+        return self._dir(model) / table_file(pool)
 
     def _compute_self_similarity(self, model, word: str, pool: str) -> SelfSimilarity:
         hits = self.corpus.containing(word)
@@ -410,7 +423,7 @@ class ReferenceStore:
             if key in self._indices:
                 self._indices.move_to_end(key)
                 return self._indices[key]
-            path = self._dir(model) / f"layer{layer}-{pool}.npz"
+            path = self._dir(model) / index_file(layer, pool)
             if path.exists():
                 with np.load(path) as z:
                     ix = LayerIndex(str(z["layer_name"]), z["unit"].astype(np.float32), z["rows"].astype(np.int64),
