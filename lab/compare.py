@@ -301,3 +301,30 @@ def placed(test: SenseTest, curve: ModelCurve) -> Placed:
     cosine = float(curve.cosine[test.best])
     at = test.cosines[:, test.best]
     return Placed(cosine, float((at[test.labels == 1] < cosine).mean()), float((at[test.labels == 0] < cosine).mean()))
+
+
+@dataclass(frozen=True)
+class WrongPair:
+    """One of the pairs a model gets most wrong at its best layer, and by how much."""
+
+    word: str
+    sentence_1: str
+    sentence_2: str
+    same_sense: bool
+    cosine: float  # at the test's best layer
+    against: float  # ``wrongness``: the share of the other group's pairs it is ranked wrongly against
+
+    @property
+    def why(self) -> str:
+        """The mistake in words: a same-sense pair scored as low as different-sense pairs, or
+        a different-sense pair as high as same-sense pairs."""
+        if self.same_sense:
+            return f"at or below {self.against:.0%} of different-sense pairs"
+        return f"at or above {self.against:.0%} of same-sense pairs"
+
+
+def most_wrong(test: SenseTest) -> list[WrongPair]:
+    """``test.wrong``'s pairs, most wrong first, with their cosine and wrongness at the best layer."""
+    at = test.cosines[:, test.best]
+    wrong = wrongness(at, test.labels)
+    return [WrongPair(*test.pairs[i][:3], bool(test.labels[i]), float(at[i]), float(wrong[i])) for i in test.wrong]

@@ -227,10 +227,10 @@ def _own_pair(tests: dict[str, compare.SenseTest], found: dict[str, compare.Mode
 
 def _most_wrong(t: compare.SenseTest, key: str) -> None:
     st.subheader(f"What {md_escape(t.short_label)} gets most wrong (at {md_escape(t.layer_names[t.best])})")
-    rows = [{"word": t.pairs[i][0], "sentence 1": t.pairs[i][1], "sentence 2": t.pairs[i][2],
-             "truth": "same sense" if t.labels[i] else "different sense",
-             "cosine": round(float(t.cosines[i, t.best]), 4)} for i in t.wrong]
-    show_table(pd.DataFrame(rows), key=key, projector=fr.projector, hide_index=True)
+    rows = [{"word": w.word, "truth": "same sense" if w.same_sense else "different sense",
+             "cosine": round(w.cosine, 4), "its cosine is": w.why, "sentence 1": w.sentence_1,
+             "sentence 2": w.sentence_2} for w in compare.most_wrong(t)]
+    show_table(pd.DataFrame(rows), key=key, projector=fr.projector, wrap=True, hide_index=True)
 
 
 one_word()

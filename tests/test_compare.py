@@ -219,6 +219,24 @@ def test_model_key_follows_the_weights(tmp_path):
     assert reference.model_key(m) != first
 
 
+def test_most_wrong_says_what_each_pair_is_ranked_against():
+    # best layer 1: same-sense cosines 0.9, 0.3; different-sense 0.8, 0.2, 0.35
+    cos = np.array([[0.1, 0.9], [0.1, 0.3], [0.1, 0.8], [0.1, 0.2], [0.1, 0.35]])
+    labels = np.array([1, 1, 0, 0, 0])
+    pairs = [(w, f"{w} one", f"{w} two", int(lab)) for w, lab in zip("abcde", labels)]
+    t = compare.SenseTest("m", "m", ["x", "y"], compare.depth(2), np.array([0.5, 0.7]), cos, labels, pairs,
+                          best=1, wrong=[2, 1, 4])
+    got = compare.most_wrong(t)
+    assert [(w.word, w.sentence_1, w.sentence_2, w.same_sense) for w in got] == [
+        ("c", "c one", "c two", False), ("b", "b one", "b two", True), ("e", "e one", "e two", False)]
+    assert [w.cosine for w in got] == [0.8, 0.3, 0.35]
+    # c (different, 0.8) is at or above one same-sense pair of two (0.3); b (same, 0.3) at or
+    # below two different-sense pairs of three (0.8, 0.35); e (different, 0.35) above 0.3
+    assert [w.against for w in got] == [0.5, pytest.approx(2 / 3), 0.5]
+    assert [w.why for w in got] == ["at or above 50% of same-sense pairs", "at or below 67% of different-sense pairs",
+                                    "at or above 50% of same-sense pairs"]
+
+
 def test_sense_test_scores_and_ranks_the_wrong_pairs():
     labels = np.array([1, 1, 0, 0])
     np.testing.assert_allclose(compare.wrongness(np.array([0.9, 0.2, 0.5, 0.1]), labels), [0, 0.5, 0.5, 0])

@@ -14,7 +14,7 @@ from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
 from tests.conftest import ROOT
 from ui.frame import md_escape
-from tests.specs import chart, values
+from tests.specs import chart, tables, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -237,9 +237,15 @@ def test_the_sense_test_section(models):
         whole = compare.sense_test(out, sentences, pairs, senses.roc_auc)
         np.testing.assert_allclose(t.cosines, whole.cosines, atol=1e-5)
         np.testing.assert_allclose(t.auc, whole.auc, atol=2 / (t.labels.sum() * (1 - t.labels).sum()))
-        wrong = next(d.value for d in at.dataframe if "truth" in d.value.columns
-                     and d.value["cosine"].tolist() == [round(float(t.cosines[i, t.best]), 4) for i in t.wrong])
+        wrong = next(d for d in tables(at) if "truth" in d.columns  # a plain table: long sentences wrap
+                     and d["cosine"].astype(float).tolist() == [round(float(t.cosines[i, t.best]), 4) for i in t.wrong])
         assert wrong["word"].tolist() == [t.pairs[i][0] for i in t.wrong]
+        assert list(wrong.columns[:4]) == ["word", "truth", "cosine", "its cosine is"]  # before the long sentences
+        at_best, same = t.cosines[:, t.best], t.labels == 1
+        for i, why in zip(t.wrong, wrong["its cosine is"]):  # the share of the other group it is ranked against
+            share = (at_best[~same] >= at_best[i]).mean() if same[i] else (at_best[same] <= at_best[i]).mean()
+            assert why == f"at or {'below' if same[i] else 'above'} {share:.0%} of " \
+                          f"{'different' if same[i] else 'same'}-sense pairs"
     assert any("your pair's cosine" in m.value and "of the same-sense pairs" in m.value for m in at.markdown)
 
 

@@ -169,12 +169,13 @@ def plain_table(df, **kwargs) -> None:
     st.table(df, **kwargs)
 
 
-def show_table(df, key: str, projector: bool, **kwargs) -> None:
-    """A table: the interactive grid normally; in projector mode a plain HTML table
-    (``plain_table``), whose text the projector style enlarges (the grid draws on a canvas at
-    a fixed size). Below it, a small button downloads it as ``<key>.csv`` (built only when
+def show_table(df, key: str, projector: bool, wrap: bool = False, **kwargs) -> None:
+    """A table: the interactive grid normally; in projector mode, or with ``wrap`` (a few
+    rows of long text, which the grid would cut off), a plain HTML table (``plain_table``),
+    whose cells wrap and whose text the projector style enlarges (the grid draws on a canvas
+    at a fixed size). Below it, a small button downloads it as ``<key>.csv`` (built only when
     clicked)."""
-    if projector:
+    if projector or wrap:
         plain_table(df, hide_index=kwargs.get("hide_index"))
     else:
         st.dataframe(df, key=key, **kwargs)
