@@ -18,9 +18,14 @@ st.markdown(
     "Type two sentences in the sidebar, then open a page and click a word to watch its "
     "vector change from layer to layer."
 )
-for p in PAGES:
-    if not p.default:
-        st.page_link(p.path, label=f"**{p.title}**: {p.blurb}", icon=p.icon)
+# a card per page: a page link's label stays on one line (cut off at the column's edge), so
+# the link holds the title and the description wraps beneath it
+pages = [p for p in PAGES if not p.default]
+for row in range(0, len(pages), 2):
+    for col, p in zip(st.columns(2), pages[row:row + 2]):
+        with col.container(border=True, height="stretch"):  # a row of cards of one height
+            st.page_link(p.path, label=f"**{p.title}**", icon=p.icon)
+            st.markdown(p.blurb)
 st.markdown(
     "**Offline first.** Every page runs on models that ship with the app: no network is "
     "needed. Pick a TF Hub model in the sidebar (or set `LAB_BERT_SOURCE` / "
