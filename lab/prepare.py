@@ -23,6 +23,7 @@ from typing import Callable
 from urllib.parse import parse_qs, urlsplit
 
 from lab import sources, stored
+from lab.models import FAMILY_NAMES
 from lab.reference import ReferenceStore
 from lab.tokenize import DEFAULT_A, DEFAULT_B, ELMO_MAX_WORDS, prepare_text, split_words
 
@@ -30,7 +31,6 @@ from lab.tokenize import DEFAULT_A, DEFAULT_B, ELMO_MAX_WORDS, prepare_text, spl
 # ``source``, whether its BERT run keeps attentions); the ELMo vs BERT page also reads ELMo's
 STORED_PAGES = {"bert": ("bert", False), "compare": ("bert", False), "attention": ("bert", True),
                 "elmo": ("elmo", False)}
-FAMILY_NAMES = {"bert": "BERT", "elmo": "ELMo"}
 # app pages with no stored view -> why (the home page answers at "/", "/index" and "/home")
 NOT_STORED = dict.fromkeys(("", "index", "home"), "the home page runs no model")
 

@@ -13,6 +13,7 @@ from lab import compare, figures, quiz
 from lab.analysis import default_pair
 from lab.compare import MIN_OCCURRENCES
 from lab.figures import DepthLine
+from lab.models import FAMILY_NAMES
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, models, state
 from ui import quiz as quiz_ui
@@ -61,7 +62,8 @@ loaded = {"bert": bert, "elmo": elmo}
 for column, (family, out) in zip(st.columns(2), runs.items()):
     with column:
         charts.vectors_button(downloads[family], f"compare-{family}-vectors", key=f"cmp_npz_{family}",
-                              label=f"Download the {out.short_label} vectors (.npz)")
+                              label=f"Download the {FAMILY_NAMES[family]} vectors (.npz)",
+                              model=out.short_label)  # the short name: the label stays on one line
 baselines = {f: models.with_progress(f"Anisotropy baseline of {m.short_label}", lambda p, m=m: store.baseline(m, p))
              for f, m in loaded.items()}
 

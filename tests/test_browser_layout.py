@@ -112,3 +112,34 @@ def test_a_cold_server_has_the_browser_load_the_chart_code_while_the_page_import
         assert page.locator(".st-key-lab_preload").count() == 0
         assert page.evaluate(TITLE_TOP) == title_top
         context.close()
+
+
+# (test id or tag, text, its full width, the width shown) for every text cut off: an element
+# whose content is wider than it and which hides (or scrolls) the rest, or ends it with "…"
+CUT_OFF = """() => {
+  const out = [];
+  for (const e of document.querySelectorAll('[data-testid="stMain"] *, [data-testid="stSidebar"] *')) {
+    if (e.closest('.js-plotly-plot, [data-testid="stDataFrame"], textarea, style') || e.querySelector('style'))
+      continue;  // charts and grids draw their own text; a <style> holds no text that is shown
+    if (!e.textContent.trim() || e.children.length > 3 && e.tagName !== 'TABLE' && !e.querySelector('table'))
+      continue;
+    const cs = getComputedStyle(e);
+    if (cs.display !== 'inline' && e.scrollWidth > e.clientWidth + 1 &&
+        (cs.overflowX !== 'visible' || cs.textOverflow === 'ellipsis'))
+      out.push([e.dataset.testid || e.tagName, e.textContent.trim().slice(0, 60), e.scrollWidth, e.clientWidth]);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
+@pytest.mark.parametrize("page_name", ["", "bert", "elmo", "attention", "compare"])
+def test_no_text_is_cut_off(app_server, page, page_name, projector):
+    # at 1280 x 900 with the sidebar open, the default sentences: no label, button, metric or
+    # table of the page (its [PAD] columns above all) hides part of its text
+    page.goto(f"{app_server}/{page_name}?proj={int(projector)}")
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    if page_name:
+        page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg')
+    wait_idle(page)
+    assert page.evaluate(CUT_OFF) == []

@@ -131,14 +131,17 @@ def preload():
     return slot
 
 
-def vectors_button(out, file_stem: str, key: str, label: str = "Download these vectors (.npz)") -> None:
+def vectors_button(out, file_stem: str, key: str, label: str = "Download these vectors (.npz)",
+                   model: str | None = None) -> None:
     """A button that downloads ``out`` (``LayerVectors``, or a function that returns them
     when the button is clicked) as ``.npz``: the contract of ``python -m lab export``
-    (``lab.vectors.to_arrays``), built only when clicked."""
+    (``lab.vectors.to_arrays``), built only when clicked. ``model``, when given, opens the
+    tooltip (for a label that does not name it)."""
     from lab.vectors import npz_bytes
 
     get = out if callable(out) else lambda: out
     st.download_button(label, data=lambda: npz_bytes(get()), file_name=f"{file_stem}.npz",
                        mime="application/octet-stream", key=key, icon=":material/download:",
-                       help="tokens, layers (N, B, T, C), mask, layer_names, model (and attentions, "
-                            "input_word_ids for BERT): load with numpy.load(..., allow_pickle=True).")
+                       help=(f"{model}'s vectors: " if model else "")
+                       + "tokens, layers (N, B, T, C), mask, layer_names, model (and attentions, "
+                         "input_word_ids for BERT): load with numpy.load(..., allow_pickle=True).")

@@ -25,6 +25,20 @@ _PROJECTOR_CSS = """
 [data-testid="stCaptionContainer"], [data-testid="stText"], [data-testid="stWidgetLabel"] p,
 [data-testid="stMetricLabel"] p, [data-testid="stAlert"] p, td, th, button p, textarea, input {
   font-size: 1.35rem !important; line-height: 1.45 !important; }
+/* Less for what must fit a width: a table of two default sentences' tokens (the BERT and
+   attention pages' [PAD] columns were cut off) and the page names in the sidebar (cut off
+   with an ellipsis). */
+td, th, td [data-testid="stMarkdownContainer"] p, th [data-testid="stMarkdownContainer"] p,
+[data-testid="stSidebarNav"] [data-testid="stMarkdownContainer"] p { font-size: 1.15rem !important; }
+td, th { padding: 4px 5px !important; }
+/* Wrap what the larger type no longer fits on one line (a metric's label, a button's),
+   rather than cutting it off with an ellipsis. */
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"], [data-testid="stMetricLabel"] p,
+button [data-testid="stMarkdownContainer"], button p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+/* The sentence boxes tall enough for two sentences of the default length at this size. */
+[data-testid="stTextAreaRootElement"] { height: auto !important; }
+[data-testid="stTextAreaRootElement"] textarea { height: 6.6em !important; }
 [data-testid="stMetricValue"] { font-size: 2.8rem !important; }
 h1 { font-size: 2.8rem !important; } h2 { font-size: 2.2rem !important; } h3 { font-size: 1.8rem !important; }
 </style>

@@ -11,6 +11,7 @@ import os
 import threading
 
 FAMILIES = ("bert", "elmo")
+FAMILY_NAMES = {"bert": "BERT", "elmo": "ELMo"}  # as people write them
 
 
 def lower_thread_priority() -> None:
