@@ -99,15 +99,16 @@ def content_mask(tokens: Sequence[str], length: int) -> np.ndarray:
 def default_pair(words_a: Sequence[str], words_b: Sequence[str]) -> tuple[int, int]:
     """Word indices of the first content word both sentences share (case-insensitive).
 
-    "The central bank ..." / "... on the river bank ..." -> the two "bank"s. Falls back to
-    the first shared word of any kind, then to (0, 0).
+    "The central bank ..." / "... on the river bank ..." -> the two "bank"s. A content word
+    has two letters or more and is not a stop word. Falls back to the first shared word of
+    any kind, then to (0, 0).
     """
 
     def norm(w: str) -> str:
         return w.casefold()
 
-    def is_content(w: str) -> bool:
-        return bool(re.search(r"\w", w)) and norm(w) not in STOPWORDS
+    def is_content(w: str) -> bool:  # two letters or more: not the "t" BERT splits off "don't" and "doesn't"
+        return len(re.findall(r"\w", w)) >= 2 and norm(w) not in STOPWORDS
 
     for strict in (True, False):
         for i, w in enumerate(words_a):

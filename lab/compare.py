@@ -116,6 +116,19 @@ class ModelCurve:
         return self.cosine, self.baseline
 
 
+def _why_unplaced(out: LayerVectors, row: int, word: int) -> str:
+    """Why an aligned run has no token inside word ``word`` of ``row``: its pieces end before
+    the word (the length limit), or one piece spans the word and what touches it."""
+    if out.bert is not None:
+        enc = out.bert.encodings[row]
+        start = list(word_spans(enc.text))[word][1]
+        ends = np.array(enc.spans, np.int64).reshape(-1, 2)[:, 1]
+        if ends.size and ends.max() > start:
+            return ("the model read it together with the characters next to it as one token (an emoji or a "
+                    "symbol joined to the word, say); with a space between them it can place the word")
+    return "it was cut off at the model's length limit"
+
+
 def depth(n_layers: int) -> np.ndarray:
     """Relative depth of each of N layers: 0 (input) ... 1 (top); (N,)."""
     return np.linspace(0.0, 1.0, n_layers) if n_layers > 1 else np.zeros(n_layers)
@@ -130,7 +143,7 @@ def model_curve(out: LayerVectors, a: tuple[int, int], b: tuple[int, int], pool:
     for row, word in (a, b):
         if 0 <= word < len(out.words[row]) and not out.positions(row, word):
             raise ValueError(f"{out.short_label} cannot place “{out.words[row][word]}” "
-                             f"(sentence {'AB'[row]}): it was cut off at the model's length limit")
+                             f"(sentence {'AB'[row]}): {_why_unplaced(out, row, word)}")
     pair = views.word_pair(out, a, b, pool)
     baseline = np.asarray(baseline, np.float64)
     if baseline.shape != pair.cosine.shape:

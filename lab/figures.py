@@ -260,6 +260,10 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
             height = max(flat, max(widths) * math.sin(angle) + tick * math.cos(angle))
         bottom = max(bottom, math.ceil(height + 12 + (title_room if ax["title"].get("text") else 0)))
         ax["automargin"] = False
+        if "range" in ax:  # labels at the ends of a numeric axis (a depth chart's 0 and 1) are
+            # centred on its ends: Plotly hides one that would reach past the chart's edge
+            margin["r"] = max(margin["r"], math.ceil(widths[-1] / 2 + 4))
+            margin["l"] = max(margin["l"], math.ceil(widths[0] / 2 + 4))
     legend = layout.get("legend", {})
     if layout.get("showlegend") and legend.get("orientation") == "h":
         names = [t.name for t in traces if getattr(t, "name", None) and t.showlegend is not False]

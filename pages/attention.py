@@ -12,7 +12,7 @@ import streamlit as st
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
 from ui import charts, clicks, models, state
-from ui.frame import frame, md_escape, plain_table, show_input_messages
+from ui.frame import frame, md_escape, pill_labels, plain_table, show_input_messages
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
 # the browser, and nobody reads that many labels anyway.
@@ -276,7 +276,7 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
     head = state.widget(st.segmented_control, "att_bhead", "Head", options=list(range(H)),
                         required=True, format_func=lambda h: f"H{h + 1}")
     token = state.widget(st.pills, "att_tok", "Query token", options=q_pos, required=True,
-                         format_func=dict(zip(q_pos, map(md_escape, view.query_tokens))).get)
+                         format_func=dict(zip(q_pos, pill_labels(view.query_tokens))).get)
     qi = q_pos.index(token)
     lines = state.widget(st.toggle, "att_lines", "Also show the query's row as lines",
                          help="The selected token on the left, every key on the right; thicker "

@@ -13,7 +13,7 @@ import streamlit as st
 from lab import analysis, figures, quiz, views
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, md_code, md_escape, show_input_messages, show_table
+from ui.frame import frame, md_code, md_escape, pill_labels, show_input_messages, show_table
 
 MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
 
@@ -65,7 +65,7 @@ def _word_pickers() -> views.WordPair:
         if not 0 <= state.get(key) < len(out.words[row]):
             state.put(key, default)
         state.widget(st.pills, key, f"Word in sentence {'AB'[row]}", options=list(range(len(out.words[row]))),
-                     format_func=lambda i, r=row: md_escape(out.words[r][i]), selection_mode="single")
+                     format_func=pill_labels(out.words[row]).__getitem__, selection_mode="single")
     state.widget(st.segmented_control, "bert_pool", "Word vector from its pieces",
                  options=["first", "mean"], format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word cut into several pieces has several vectors: take the first "

@@ -17,7 +17,7 @@ from lab.models import FAMILY_NAMES
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, md_escape, show_input_messages, show_table
+from ui.frame import frame, md_escape, pill_labels, show_input_messages, show_table
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence, as on the ELMo page
 COLOURS = {"bert": 0, "elmo": 1}
@@ -75,7 +75,7 @@ def pick_words() -> tuple[int, int]:
         if not 0 <= state.get(key) < len(words[row]):
             state.put(key, defaults[row])
         state.widget(st.pills, key, f"Word in sentence {'AB'[row]}", options=list(range(len(words[row]))),
-                     format_func=lambda i, r=row: md_escape(words[r][i]), selection_mode="single")
+                     format_func=pill_labels(words[row]).__getitem__, selection_mode="single")
     state.widget(st.segmented_control, "cmp_pool", "BERT's word vector from its pieces", options=["first", "mean"],
                  format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word BERT cuts into several pieces has several vectors: take the first or the mean.")

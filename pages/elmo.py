@@ -15,7 +15,7 @@ from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, md_code, md_escape, show_input_messages, show_table
+from ui.frame import frame, md_code, md_escape, pill_labels, show_input_messages, show_table
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
@@ -147,7 +147,7 @@ def _word_pills() -> tuple[int, int]:
         _store(key, row)(i)
         state.put(pill, i)
         state.widget(st.pills, pill, f"Word in sentence {'AB'[row]}", options=list(range(len(tokens[row]))),
-                     format_func=lambda j, r=row: md_escape(tokens[r][j]), selection_mode="single",
+                     format_func=pill_labels(tokens[row]).__getitem__, selection_mode="single",
                      on_change=lambda k=key, p=pill, r=row: _store(k, r)(state.get(p) or 0))
         picked.append(i if state.get(pill) is None else state.get(pill))
     return picked[0], picked[1]

@@ -42,6 +42,12 @@ def test_default_pair_skips_stopwords():
     assert analysis.default_pair(a, b) == (2, 6)
     assert analysis.default_pair(["the", "x"], ["y", "The"]) == (0, 1)  # only a stopword shared
     assert analysis.default_pair(["x"], ["y"]) == (0, 0)
+    # BERT's words of "I don't know the well-known café." / "She doesn't like the well-known CAFÉ":
+    # not the "t" of the contractions, the first shared word of two letters or more
+    a = ["I", "don", "'", "t", "know", "the", "well", "-", "known", "café", "."]
+    b = ["She", "doesn", "'", "t", "like", "the", "well", "-", "known", "CAFÉ"]
+    assert analysis.default_pair(a, b) == (6, 6)
+    assert analysis.default_pair(["a", "t"], ["t"]) == (1, 0)  # a one-letter word when nothing else is shared
 
 
 def test_part_contributions_add_up():

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.browser
 A = "The Antidisestablishmentarianism committee met at the central bank 銀行 today."
 B = "We sat on the river bank 🙂 and watched WWWWWWW boats."
 
-# (chart title, text element, how far it sticks out in px) for every label outside its chart
+# (chart title, text element, how far it sticks out in px, or 'hidden' for a tick label Plotly
+# hid because it would reach past the chart's edge) for every label outside its chart
 OUTSIDE = """() => {
   const out = [];
   for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
@@ -31,6 +32,8 @@ OUTSIDE = """() => {
                                           '.legendtext, .cbaxis text, .gtitle');
     for (const el of labels) {
       const r = el.getBoundingClientRect();
+      if (r.width === 0 && el.textContent && getComputedStyle(el).display === 'none' && el.closest('.xtick, .ytick'))
+        out.push([title.slice(0, 60), el.textContent.slice(0, 30), 'hidden']);  // Plotly hides one past the edge
       if (r.width === 0) continue;
       const over = Math.max(box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - box.bottom);
       if (over > 2) out.push([title.slice(0, 60), el.textContent.slice(0, 30), Math.round(over)]);
@@ -143,3 +146,15 @@ def test_no_text_is_cut_off(app_server, page, page_name, projector):
         page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg')
     wait_idle(page)
     assert page.evaluate(CUT_OFF) == []
+
+
+def test_projector_mode_enlarges_the_metric_values(app_server, page):
+    sizes = {}
+    for projector in (0, 1):
+        page.goto(f"{app_server}/bert?proj={projector}")
+        page.wait_for_selector('[data-testid="stMetricValue"]')
+        wait_idle(page)
+        sizes[projector] = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+          .map(m => parseFloat(getComputedStyle(m.querySelector('p') || m).fontSize))""")
+    assert len(sizes[1]) == len(sizes[0]) == 3
+    assert min(sizes[1]) >= 1.2 * max(sizes[0]), sizes  # not the text rule's 1.35rem (21.6 px, under 36)

@@ -319,3 +319,17 @@ def test_baseline_command_prints_layers_and_self_similarities(tmp_path, monkeypa
 
     table = store.self_similarities(load_elmo("embedded"))
     assert set(table.rows) == {"bank", "the"} and "bank 6 of 6" in out  # the words in 5 sentences or more
+
+
+def test_a_word_bert_cannot_place_says_why(embedded_bert):
+    # "bank🏦" is one unknown piece to BERT, spanning the word and the emoji: no piece of its own
+    out = compare.align(embedded_bert.run(["I went to the bank🏦 today.", "We sat on the river bank."]))
+    w = out.words[0].index("bank")
+    assert not out.positions(0, w)
+    with pytest.raises(ValueError, match="read it together with the characters next to it as one token"):
+        compare.model_curve(out, (0, w), (1, 5), "first", np.zeros(len(out.layer_names)))
+    # past BERT's 510 pieces: cut off
+    out = compare.align(embedded_bert.run([" ".join(["word"] * 600) + " bank", "bank"]))
+    assert not out.positions(0, 600)
+    with pytest.raises(ValueError, match="cut off at the model's length limit"):
+        compare.model_curve(out, (0, 600), (1, 0), "first", np.zeros(len(out.layer_names)))

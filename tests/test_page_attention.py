@@ -279,3 +279,13 @@ def test_model_view_takes_separate_key_tokens():
                                   attn[1, 2].astype(np.float32))
     with pytest.raises(ValueError, match="S = 4 keys"):
         figures.model_view(attn, list("abcd"), "t", "m")
+
+
+def test_a_seed_off_the_inputs_scale_in_a_link_is_the_default():
+    at = AppTest.from_file(str(ROOT / "pages/attention.py"), default_timeout=120)
+    at.query_params["att_seed"] = "-5"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="_w_att_seed").value == 0
+    assert "seed 0" in chart_keyed(at, "att_block_fig")["layout"]["title"]["text"]
+    assert "att_seed" not in at.query_params  # the link now says what is shown

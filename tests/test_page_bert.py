@@ -248,3 +248,23 @@ def test_sentences_survive_a_page_switch():
     assert at.pills[0].options[:3] == ["Money", "in", "the"]
     at.switch_page("pages/home.py").run()
     assert at.sidebar.text_area[0].value == "Money in the bank."
+
+
+def test_each_of_a_repeated_word_can_be_selected(embedded_bert):
+    # Streamlit knows a pill by its label: of two "bank"s only one could be picked, and a
+    # rerun moved the selection to the last (ui.frame.pill_labels keeps them apart)
+    a = "I sat on the bank near the bank."
+    out = embedded_bert.run([a, B])
+    at = run_page(a=a, bert_ta="4")  # the first "bank"
+    assert not at.exception and at.pills[0].value == 4
+    at.toggle(key="_w_proj").set_value(True).run()  # a rerun that changes no selection
+    assert at.pills[0].value == 4
+    np.testing.assert_allclose(list(curve_table(at).values()), expected_curve(out, 4, 6), atol=1e-4)
+    at.pills[0].set_value(7).run()  # the second "bank"
+    assert at.pills[0].value == 7 and at.query_params["bert_ta"] == "7"
+    np.testing.assert_allclose(list(curve_table(at).values()), expected_curve(out, 7, 6), atol=1e-4)
+    at.pills[0].set_value(4).run()
+    assert at.pills[0].value == 4 and at.query_params["bert_ta"] == "4"
+    # the labels read the same: the later ones end in zero-width spaces
+    assert [o.replace("\u200b", "") for o in at.pills[0].options] == ["I", "sat", "on", "the", "bank", "near", "the",
+                                                                      "bank", "."]

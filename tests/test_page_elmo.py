@@ -209,3 +209,21 @@ def test_long_and_unusual_input():
     assert at.pills[0].options[:3] == ["\\<", "script", "\\>"]  # shown as typed, not as HTML
     assert "銀行" in at.pills[0].options and len(at.pills[0].options) == len(split_words(odd))
     # (a pill whose label starts with an emoji shows it as the pill's icon)
+
+
+def test_a_link_with_values_off_a_sliders_scale_gets_the_defaults():
+    # a slider raises on a value outside its min and max: a link's value, hand-edited or
+    # garbled, falls back to the default as any other unusable link value does
+    at = run_page()
+    defaults = {s.label: s.value for s in at.slider}
+    at = run_page(elmo_w0="50", elmo_w1="nan", elmo_g="inf", elmo_repeats="1", elmo_runs="100",
+                  elmo_dropout="0.9")
+    assert not at.exception, [e.value for e in at.exception]
+    got = {s.label: s.value for s in at.slider}
+    assert {k: got[k] for k in defaults} == defaults
+    assert got["Runs"] == 6 and got["Dropout rate at inference"] == pytest.approx(0.2)
+    assert list(runs_table(at).columns) == [f"run {i}" for i in range(1, 7)]
+    assert not {"elmo_w0", "elmo_w1", "elmo_g", "elmo_runs", "elmo_dropout"} & set(at.query_params)
+    assert not any("nan" in m.value for m in at.markdown)
+    at = run_page(elmo_repeats="1", elmo_runs="-3")
+    assert not at.exception and next(s for s in at.slider if s.label == "Runs").value == 6

@@ -39,7 +39,8 @@ button [data-testid="stMarkdownContainer"], button p {
 /* The sentence boxes tall enough for two sentences of the default length at this size. */
 [data-testid="stTextAreaRootElement"] { height: auto !important; }
 [data-testid="stTextAreaRootElement"] textarea { height: 6.6em !important; }
-[data-testid="stMetricValue"] { font-size: 2.8rem !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
+  font-size: 2.8rem !important; }
 h1 { font-size: 2.8rem !important; } h2 { font-size: 2.2rem !important; } h3 { font-size: 1.8rem !important; }
 </style>
 """
@@ -150,6 +151,21 @@ def show_input_messages(fr: Frame) -> None:
             st.warning(problem)
         state.sync_url()
         st.stop()
+
+
+def pill_labels(words) -> list[str]:
+    """Labels for pills of ``words`` (``md_escape``d), each distinct: Streamlit knows a pill by
+    its label, so of a sentence's two "bank"s only one could be picked, and a rerun moved the
+    selection to the last. A repeated word's later labels end in zero-width spaces (one for
+    the second, two for the third, ...), which look the same; typed text never holds them
+    (``lab.tokenize.prepare_text`` removes invisible characters)."""
+    seen: dict[str, int] = {}
+    labels = []
+    for word in words:
+        label = md_escape(word)
+        labels.append(label + "\u200b" * seen.get(label, 0))
+        seen[label] = seen.get(label, 0) + 1
+    return labels
 
 
 def md_escape(text: str) -> str:

@@ -10,6 +10,7 @@ drops a widget's state when a page without that widget runs, the persistent key 
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Callable
 
 import streamlit as st
@@ -39,7 +40,8 @@ def _parse(text: str, default: Any) -> Any:
         if isinstance(default, int):
             return int(text)
         if isinstance(default, float):
-            return float(text)
+            value = float(text)
+            return value if math.isfinite(value) else default  # "nan", "inf" in a link
     except ValueError:
         return default
     return text
@@ -80,8 +82,8 @@ def widget(fn: Callable, key: str, *args, **kwargs):
     """
     wkey = f"_w_{key}"
     value = st.session_state.get(key, _DEFAULTS.get(key))
-    if "options" in kwargs and value not in list(kwargs["options"]) and value is not None:
-        value = _DEFAULTS.get(key)  # e.g. a token index from a longer, older sentence
+    if not _allowed(value, kwargs):
+        value = _DEFAULTS.get(key)  # e.g. a token index from a longer, older sentence, or a link's 50 on a slider to 10
         st.session_state[key] = value
     st.session_state[wkey] = value
     user_cb = kwargs.pop("on_change", None)
@@ -92,6 +94,19 @@ def widget(fn: Callable, key: str, *args, **kwargs):
             user_cb()
 
     return fn(*args, key=wkey, on_change=copy_back, **kwargs)
+
+
+def _allowed(value: Any, kwargs: dict) -> bool:
+    """Whether a widget made with ``kwargs`` can show ``value`` (Streamlit raises on one
+    outside its options or its ``min_value``/``max_value``)."""
+    if value is None:
+        return True
+    if "options" in kwargs:
+        return value in list(kwargs["options"])
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        low, high = kwargs.get("min_value"), kwargs.get("max_value")
+        return math.isfinite(value) and (low is None or value >= low) and (high is None or value <= high)
+    return True
 
 
 def sync_url() -> None:
