@@ -60,9 +60,9 @@ def test_both_models_vectors_download_with_bert_attentions(app_server, page):
     page.goto(app_server + "/compare")
     page.wait_for_selector("text=One word, both models")
     wait_idle(page)
-    for label, model in (("all-MiniLM-L6-v2", "MiniLM"), ("ELMo-mini", "ELMo-mini")):
+    for label, model in (("BERT", "MiniLM"), ("ELMo", "ELMo-mini")):
         with page.expect_download(timeout=60_000) as info:
-            page.get_by_role("button", name=f"Download the {label}").click()
+            page.get_by_role("button", name=f"Download the {label} vectors").click()
         z = np.load(io.BytesIO(open(info.value.path(), "rb").read()), allow_pickle=True)
         assert model in str(z["model"]) and z["layers"].shape[1] == 2
         # the page holds BERT's run without its attention probabilities; the download has them
