@@ -23,7 +23,7 @@ _PROJECTOR_CSS = """
    squeeze the page into a narrow column. */
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
 [data-testid="stCaptionContainer"], [data-testid="stText"], [data-testid="stWidgetLabel"] p,
-[data-testid="stMetricLabel"] p, [data-testid="stAlert"] p, td, th, button p, textarea, input {
+[data-testid="stMetricLabel"] p, [data-testid="stAlert"] p, button p, textarea, input {
   font-size: 1.35rem !important; line-height: 1.45 !important; }
 /* Less for what must fit a width: a table of two default sentences' tokens (the BERT and
    attention pages' [PAD] columns were cut off) and the page names in the sidebar (cut off

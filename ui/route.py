@@ -37,7 +37,7 @@ import streamlit as st
 # list complete and TensorFlow-free) ...
 PAGE_MODULES = (
     "pandas", "plotly.graph_objects",
-    "lab.analysis", "lab.compare", "lab.figures", "lab.quiz", "lab.senses", "lab.sources", "lab.stored",
+    "lab.analysis", "lab.compare", "lab.figures", "lab.models", "lab.quiz", "lab.senses", "lab.sources", "lab.stored",
     "lab.tokenize", "lab.views",
     "ui.charts", "ui.clicks", "ui.frame", "ui.models", "ui.pages", "ui.quiz", "ui.state",
 )
