@@ -16,7 +16,8 @@ every repeat is new sessions, while the server still holds the last ones' state 
 minutes (``--linger 130`` prints the RSS once they are gone). No browser: the server is
 what is measured (``bench/session.py``). Prints, per repeat, the errors (an exception
 shown by the app, a lost connection, a request over ``--timeout``), the time from a
-request to its finished script run (p50, p95, max), and once the server is quiet, its
+request to its finished script run (p50, p95, max), the repeat's wall time and the
+server's CPU for it (until it is quiet again), and once the server is quiet, its
 RSS and what its caches hold (Streamlit's ``/_stcore/metrics``: cached results in MB, and
 the number of resources kept: models, figures). Bounded in sessions, requests and time
 (``--max-seconds``); asserts nothing.
@@ -109,14 +110,16 @@ async def rounds(url: str, a, srv: Server | None) -> list:
         await s.connect()
     try:
         for rep in range(a.repeats):
+            cpu0 = srv.cpu_s() if srv else 0.0
             times, errors, wall = await repeat_once(url, rep, a, sessions)
             if srv:
                 await asyncio.to_thread(srv.wait_quiet, timeout=60)
+            cpu = f"{srv.cpu_s() - cpu0:.1f}s" if srv else "-"
             await asyncio.sleep(METRICS_TTL)  # the metrics then describe this repeat's end
             rss = f"{srv.rss_mb():.0f} MB" if srv else "-"
             t = np.asarray(times) if times else np.array([np.nan])
             print(f"{rep + 1:6d} {len(errors):6d} {np.percentile(t, 50):6.2f}s {np.percentile(t, 95):6.2f}s "
-                  f"{t.max():6.2f}s {wall:6.1f}s {rss:>10s} {held(url)}", flush=True)
+                  f"{t.max():6.2f}s {wall:6.1f}s {cpu:>7s} {rss:>10s} {held(url)}", flush=True)
             for e in errors[:5]:
                 print(f"       {e}")
     finally:

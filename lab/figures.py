@@ -291,8 +291,10 @@ def layer_curve(
     projector: bool = False,
     y_title: str = "cosine similarity",
     y_range: tuple[float, float] | None = (-0.2, 1.05),
+    x_title: str = "layer",
 ) -> go.Figure:
-    """One line per series over the layers (x = layer names)."""
+    """One line per series over the layers (x = layer names; ``x_title`` names the axis when
+    its steps are something else, such as runs)."""
     s = style(projector)
     traces = []
     for i, (name, values) in enumerate(series.items()):
@@ -312,7 +314,7 @@ def layer_curve(
     return _figure(traces, title, model_label, projector, numeric_axes=("y",), showlegend=True,
                    legend={"orientation": "h"}, yaxis=yaxis,
                    xaxis={"tickvals": list(range(len(layer_names))), "ticktext": [label(n) for n in layer_names],
-                          "tickfont": {"size": s["tick"]}, "title": {"text": "layer"}})
+                          "tickfont": {"size": s["tick"]}, "title": {"text": x_title}})
 
 
 def bar_by_layer(

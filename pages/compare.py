@@ -134,7 +134,7 @@ def comparison_chart(found: dict[str, compare.ModelCurve]) -> None:
     charts.show(figures.depth_chart(lines, f"{what} at every layer of both models", _labels(),
                                     fr.projector, y_title="adjusted similarity" if adjusted else "cosine"),
                 key="cmp_curves")
-    table = pd.concat([pd.DataFrame({"model": c.short_label, "layer": c.layer_names, "depth": c.depth.round(3),
+    table = pd.concat([pd.DataFrame({"model": c.short_label, "layer": c.layer_names, "depth": c.depth.round(4),
                                      "cosine": c.cosine.round(4), "baseline": c.baseline.round(4),
                                      "adjusted": c.adjusted.round(4)}) for c in found.values()])
     show_table(table, key="cmp_table", projector=fr.projector, hide_index=True)

@@ -275,7 +275,7 @@ def _repeats() -> None:
     res = models.elmo_repeats(model, model.source, tokens[0], runs, rate)
     run_names = [f"run {i + 1}" for i in range(runs)]
     charts.show(figures.layer_curve(run_names, res, f"Norm of lstm_outputs2 for sentence A, run {runs} times",
-                                    about.label, fr.projector, y_title="norm", y_range=None),
+                                    about.label, fr.projector, y_title="norm", y_range=None, x_title="run"),
                 key="elmo_runs_chart")
     show_table(pd.DataFrame(res, index=run_names).T.round(6), projector=fr.projector, key="elmo_runs_table")
     st.markdown(

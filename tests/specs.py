@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 
 def values(v) -> np.ndarray:
@@ -50,3 +51,11 @@ def tables(at) -> list[pd.DataFrame]:
         df.index, df.columns = df.index.map(_unescaped), df.columns.map(_unescaped)
         out.append(df)
     return out
+
+
+def printed(table) -> pd.DataFrame:
+    """A plain table's (``st.table``) cells as the page prints them: the text of its
+    Styler's display values (``ui.frame.plain_table`` formats the numbers)."""
+    styler = table.proto.arrow_data.styler
+    assert styler.display_values, "the table was not formatted"
+    return pa.ipc.open_stream(styler.display_values).read_pandas()

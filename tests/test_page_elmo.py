@@ -14,7 +14,7 @@ from lab.sources import embedded_metrics
 from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
-from tests.specs import tables
+from tests.specs import chart, printed, tables
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -143,10 +143,23 @@ def test_determinism_panel_runs_only_when_open():
     assert len(set(np.round(dropout, 6))) == len(dropout)  # every dropout run differs
     assert stateful[0] == pytest.approx(stateless[0], abs=1e-5)  # from a zero state, run 1 is stateless
     assert abs(stateful[1] - stateful[0]) > abs(stateful[-1] - stateful[-2])  # drifts, then settles
+    axis = chart(at, "run 6 times")["layout"]["xaxis"]
+    assert axis["title"]["text"] == "run" and axis["ticktext"] == list(runs.columns)  # its steps are runs
     next(s for s in at.slider if s.label == "Runs").set_value(3).run()
     again = runs_table(at)
     assert list(again.columns) == ["run 1", "run 2", "run 3"]
     np.testing.assert_allclose(again.loc["stateful"].to_numpy(float), stateful[:3], atol=1e-6)
+
+
+def test_projector_tables_show_the_decimals_the_page_rounded_to():
+    # st.table prints every float with four decimals: the runs' norms (rounded to 6, as the
+    # grid shows them) would lose the digits where stateless runs agree and stateful ones drift
+    grid = runs_table(run_page(elmo_repeats="1"))
+    at = run_page(elmo_repeats="1", proj="1")
+    table = next(t for t in at.table if "stateless" in list(t.value.index))
+    assert printed(table).loc["stateful"].tolist() == [f"{v:.6f}" for v in grid.loc["stateful"]]
+    cosines = next(t for t in at.table if list(t.value.index) == ["cosine"])
+    assert printed(cosines).iloc[0].tolist() == [f"{v:.4f}" for v in curve(run_page())]
 
 
 def test_the_same_page_runs_a_tf_hub_style_savedmodel(tmp_path):

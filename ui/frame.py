@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from lab import sources
@@ -191,12 +193,34 @@ def md_code(text: str) -> str:
 
 def plain_table(df, **kwargs) -> None:
     """``st.table``, which renders every cell, column label and index label as Markdown
-    (a token "#" would be an empty heading, "-" a bullet), with the text shown as typed."""
+    (a token "#" would be an empty heading, "-" a bullet), with the text shown as typed,
+    and its numbers with the decimals the page rounded them to (``decimals``; st.table
+    would print every float with four, 0.167 as 0.1670 and 41.222712 as 41.2227)."""
     def shown(v):
         return md_escape(v) if isinstance(v, str) else v
+    floats = [df.iloc[:, c].to_numpy() for c in range(df.shape[1]) if pd.api.types.is_float_dtype(df.dtypes.iloc[c])]
     df = df.map(shown)
     df.index, df.columns = df.index.map(shown), df.columns.map(shown)
+    if floats:
+        df = df.style.format(precision=decimals(floats), na_rep="–")
     st.table(df, **kwargs)
+
+
+def decimals(columns, most: int = 6, unrounded: int = 4) -> int:
+    """The decimals that show every finite value of ``columns`` (float arrays) as it is: the
+    fewest each column needs, the most of any column, since a page rounds a table's numbers
+    alike (``unrounded`` where a column needs over ``most``). A column's float type counts:
+    a float32 0.9503 is 0.95029998 as a float64, and is still 0.9503."""
+    needed = 0
+    for col in columns:
+        col = np.asarray(col)
+        v = col[np.isfinite(col)].astype(np.float64)
+        if not v.size:
+            continue
+        slack = 4 * np.finfo(col.dtype).eps * np.abs(v)
+        needed = max(needed, next((d for d in range(most + 1)
+                                   if np.all(np.abs(np.round(v, d) - v) <= slack + 10.0 ** -(d + 9))), unrounded))
+    return needed
 
 
 def show_table(df, key: str, projector: bool, wrap: bool = False, **kwargs) -> None:
