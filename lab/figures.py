@@ -41,10 +41,12 @@ def style(projector: bool) -> dict:
     if projector:
         return {"font": 22, "title": 26, "tick": 20, "line": 6, "marker": 14, "cell_text": 18,
                 "scale": "Cividis", "diverging": "PuOr", "attention": "Cividis", "height": 560,
-                "title_chars": 70, "top": 96, "title_line": 46, "click_marker": 22, "colorbar": 24}
+                "title_chars": 70, "top": 96, "title_line": 46, "click_marker": 22, "colorbar": 24,
+                "cell_text_min": 13}
     return {"font": 13, "title": 16, "tick": 12, "line": 2.5, "marker": 8, "cell_text": 11,
             "scale": "Viridis", "diverging": "RdBu", "attention": "Blues", "height": 420,
-            "title_chars": 120, "top": 70, "title_line": 22, "click_marker": 16, "colorbar": 14}
+            "title_chars": 120, "top": 70, "title_line": 22, "click_marker": 16, "colorbar": 14,
+                "cell_text_min": 8}
 
 
 def label(text: str) -> str:
@@ -241,9 +243,7 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
 
     y_labels = labels("yaxis")
     if y_labels is not None:
-        width = max(text_width(t, tick) for t in y_labels)
-        titled = bool(layout["yaxis"]["title"].get("text"))
-        margin["l"] = max(margin["l"], math.ceil(width + 12 + (title_room if titled else 0)))
+        margin["l"] = max(margin["l"], _left_margin(y_labels, s, bool(layout["yaxis"]["title"].get("text"))))
         layout["yaxis"]["automargin"] = False
     x_labels = labels("xaxis")
     bottom = margin["b"]
@@ -272,6 +272,42 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
         legend.update({"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"})
         bottom += math.ceil(rows * font * 1.6 + 8)
     margin["b"] = bottom
+
+
+def number_width(text: str) -> float:
+    """The width of a printed number in ems of the figures' font (Source Sans: digits 0.5 em,
+    "." 0.26, "-" 0.33, as Chromium measures them), for text that must fit a cell, where
+    ``text_width``'s generous estimate would shrink it for nothing."""
+    return sum(0.5 if c.isdigit() else 0.26 if c == "." else 0.33 if c == "-" else 0.62 for c in text)
+
+
+def _left_margin(y_labels: Sequence[str], s: dict, titled: bool) -> int:
+    """The left margin that holds the y tick labels (and the axis title, if any)."""
+    width = max(text_width(t, s["tick"]) for t in y_labels)
+    return math.ceil(width + 12 + ((s["font"] * 1.4 + 8) if titled else 0))
+
+
+# px: a full-width chart on a 1280-px laptop with the sidebar open (Streamlit's wide
+# layout; 820 measured in Chromium); a wider screen only has room to spare
+CHART_WIDTH = 800
+
+
+def _cell_text(z: np.ndarray, plot_width: float, s: dict) -> tuple[str | None, float]:
+    """How a heatmap prints its values in its cells (``plot_width`` px over the columns):
+    two decimals at the look's size; smaller where the cells are too narrow for that, then
+    one decimal; none where even that would be under the smallest legible size (the colours
+    and the hover still give every value). Plotly does not fit the text to its cell: text
+    wider than the cell runs into its neighbours' (18 columns in projector mode did)."""
+    finite = z[np.isfinite(z)]
+    if not finite.size:
+        return None, s["cell_text"]
+    cell = plot_width / z.shape[1] - 6
+    for decimals in (2, 1):
+        widest = max(number_width(f"{v:.{decimals}f}") for v in (finite.min(), finite.max()))
+        size = min(s["cell_text"], cell / widest)
+        if size >= s["cell_text_min"]:
+            return f"%{{z:.{decimals}f}}", round(size, 1)
+    return None, s["cell_text"]
 
 
 def _check_labels(z: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str]) -> None:
@@ -373,14 +409,18 @@ def heatmap(
     whole_x, whole_y = [label(t) for t in x_labels], [label(t) for t in y_labels]
     hover = [[f"{whole_y[r]} → {whole_x[c]}" for c in xs] for r in ys]  # the whole tokens
     xt, yt = [label(tick_label(t)) for t in x_labels], [label(tick_label(t)) for t in y_labels]
+    # the colour bar sits right of the plot: room for it, so Plotly need not widen the margin
+    colorbar_room = math.ceil(s["colorbar"] + text_width("-0.25", s["tick"]) + 50)
+    values, text_size = (_cell_text(z, CHART_WIDTH - _left_margin(yt, s, bool(y_title)) - colorbar_room, s)
+                         if show_values else (None, s["cell_text"]))
     traces = [go.Heatmap(
         z=z, x=xs, y=ys,
         zmin=zrange[0] if zrange else None, zmax=zrange[1] if zrange else None,
         colorscale=colorscale or s["scale"],
         customdata=hover,
         hovertemplate="%{customdata}<br>" + value_name + " %{z:.3f}<extra></extra>",
-        texttemplate="%{z:.2f}" if show_values else None,
-        textfont={"size": s["cell_text"]},
+        texttemplate=values,
+        textfont={"size": text_size},
         colorbar={"thickness": s["colorbar"], "tickfont": {"size": s["tick"]}, "outlinewidth": 0, "ticks": ""},
         xgap=1, ygap=1,
         hoverinfo="skip" if clickable else None,
@@ -396,8 +436,6 @@ def heatmap(
         ))
         layout = {"clickmode": "event+select", "dragmode": False}
     height = max(s["height"], 80 + (36 if projector else 24) * len(ys))
-    # the colour bar sits right of the plot: room for it, so Plotly need not widen the margin
-    colorbar_room = math.ceil(s["colorbar"] + text_width("-0.25", s["tick"]) + 50)
     return _figure(
         traces, title, model_label, projector, height=min(height, 1400), margin_right=colorbar_room, **layout,
         xaxis={"tickvals": xs, "ticktext": xt, "title": {"text": x_title}, "tickfont": {"size": s["tick"]},

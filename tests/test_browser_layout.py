@@ -43,9 +43,27 @@ OUTSIDE = """() => {
 }"""
 
 
+# (chart title, cell width, widest value printed in a cell) for every heatmap whose printed
+# values are wider than its cells (Plotly does not fit them: they run into each other)
+OVERFULL_CELLS = """() => {
+  const out = [];
+  for (const gd of document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')) {
+    const heat = (gd._fullData || []).find(t => t.type === 'heatmap');
+    if (!heat || !heat.texttemplate) continue;
+    const cell = gd._fullLayout._size.w / heat.z[0].length;
+    let widest = 0;
+    for (const t of gd.querySelectorAll('.heatmaplayer text')) widest = Math.max(widest, t.getBoundingClientRect().width);
+    if (widest > cell - 2)
+      out.push([((gd.querySelector('.gtitle') || {}).textContent || '?').slice(0, 60), Math.round(cell), Math.round(widest)]);
+  }
+  return out;
+}"""
+
+
 @pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
 @pytest.mark.parametrize("page_name", ["bert", "elmo", "attention", "compare"])
 def test_every_label_lies_inside_its_chart(app_server, page, page_name, projector):
+    """... and every value a heatmap prints lies inside its cell (``figures._cell_text``)."""
     query = urllib.parse.urlencode({"a": A, "b": B, "proj": int(projector)})
     page.goto(f"{app_server}/{page_name}?{query}")
     page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg')
@@ -53,6 +71,7 @@ def test_every_label_lies_inside_its_chart(app_server, page, page_name, projecto
     charts = page.locator('[data-testid="stPlotlyChart"] svg.main-svg').count()
     assert charts >= 2, f"only {charts} charts drawn on {page_name}"
     assert page.evaluate(OUTSIDE) == []
+    assert page.evaluate(OVERFULL_CELLS) == []
 
 
 

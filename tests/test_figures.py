@@ -52,6 +52,31 @@ def test_outline_box_of_one_cell_spans_its_column():
             figures.outline_box(fig, 0, bad)
 
 
+@pytest.mark.parametrize("projector", [False, True])
+def test_heatmap_values_fit_their_cells_or_are_left_out(projector):
+    # a laptop's chart (figures.CHART_WIDTH) split into more and more columns: the values
+    # keep the look's size while they fit, then get smaller, then one decimal, then none
+    z = np.linspace(-1, 1, 7 * 40).reshape(7, 40)
+    s = figures.style(projector)
+    seen = []
+    for cols in range(4, 41):
+        fig = figures.heatmap(z[:, :cols], [f"t{i}" for i in range(cols)], [f"layer {i}" for i in range(7)],
+                              "T", "M", projector=projector, y_title="layer", show_values=True)
+        trace = fig.data[0]
+        if trace.texttemplate is None:
+            seen.append("none")
+            continue
+        decimals = int(trace.texttemplate[-3])
+        cell = (figures.CHART_WIDTH - fig.layout.margin.l - fig.layout.margin.r) / cols
+        assert figures.number_width(f"{-0.5:.{decimals}f}") * trace.textfont.size <= cell
+        assert s["cell_text_min"] <= trace.textfont.size <= s["cell_text"]
+        seen.append((decimals, trace.textfont.size == s["cell_text"]))
+    kinds = list(dict.fromkeys(seen))
+    assert kinds[0] == (2, True) and kinds[-1] == "none"  # full size at first, nothing at 40 columns
+    assert (2, False) in kinds and kinds.index((2, True)) < kinds.index((2, False)) < kinds.index("none")
+    assert seen[seen.index("none"):] == ["none"] * (len(seen) - seen.index("none"))  # never back
+
+
 def test_heatmap_rejects_mismatched_labels():
     with pytest.raises(ValueError, match="labels"):
         figures.heatmap(np.zeros((2, 3)), ["a", "b"], ["x", "y"], "T", "M")
