@@ -149,14 +149,19 @@ def _data_revision(data: list[dict]) -> str:
     return h.hexdigest()
 
 
+MAX_HEIGHT = 1400  # px: a figure no taller than about a screen and a half
+
+
 def _figure(traces: list, title: str, model_label: str, projector: bool, margin_top: int = 0,
-            margin_right: int = 10, numeric_axes: Sequence[str] = (), **layout) -> go.Figure:
+            margin_right: int = 10, numeric_axes: Sequence[str] = (), plot_height: int = 0,
+            **layout) -> go.Figure:
     """The figure of ``traces`` with the common layout (title and model line, type sizes,
     margins, the look of ``_look``) plus ``layout``, built in one go: each
     ``update_layout`` / ``update_xaxes`` / ``add_shape`` on a built figure goes through
     Plotly's batch-update machinery again (most of a figure's build time before). Margins
     fit the tick labels (``_fit_margins``; ``numeric_axes`` names the axes whose ticks are
-    numbers). Small arrays go as plain lists and the layout carries a ``datarevision``
+    numbers); ``plot_height``: the least height of the plot between the margins (the
+    figure grows to hold it, up to ``MAX_HEIGHT``). Small arrays go as plain lists and the layout carries a ``datarevision``
     (``_plain``, ``_data_revision``), so that the browser draws the figure once."""
     s = style(projector)
     head = _title(title, model_label, projector)
@@ -179,6 +184,9 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
         layout[axis] = ax
     layout["legend"] = {"font": {"size": s["font"]}} | dict(layout.get("legend") or {})
     _fit_margins(layout, traces, s, numeric_axes)
+    if plot_height:
+        m = layout["margin"]
+        layout["height"] = min(max(layout["height"], m["t"] + m["b"] + plot_height), MAX_HEIGHT)
     # The traces were validated as they were built; as JSON dicts with plain lists they go
     # into the figure unvalidated, with the layout: validating the lists and the look again
     # cost more than building the figure (tests/test_figures.py puts every kind of figure
@@ -435,9 +443,9 @@ def heatmap(
             hovertemplate="%{customdata[0]}<br>" + value_name + " %{customdata[1]:.3f}<extra></extra>",
         ))
         layout = {"clickmode": "event+select", "dragmode": False}
-    height = max(s["height"], 80 + (36 if projector else 24) * len(ys))
+    rows = (36 if projector else 24) * len(ys)  # room for a value in every cell
     return _figure(
-        traces, title, model_label, projector, height=min(height, 1400), margin_right=colorbar_room, **layout,
+        traces, title, model_label, projector, plot_height=rows, margin_right=colorbar_room, **layout,
         xaxis={"tickvals": xs, "ticktext": xt, "title": {"text": x_title}, "tickfont": {"size": s["tick"]},
                "side": "bottom", "tickangle": -45 if len(xs) > 8 else 0, "range": [-0.5, len(xs) - 0.5]},
         yaxis={"tickvals": ys, "ticktext": yt, "title": {"text": y_title}, "tickfont": {"size": s["tick"]},

@@ -77,6 +77,20 @@ def test_heatmap_values_fit_their_cells_or_are_left_out(projector):
     assert seen[seen.index("none"):] == ["none"] * (len(seen) - seen.index("none"))  # never back
 
 
+@pytest.mark.parametrize("projector, row", [(False, 24), (True, 36)])
+def test_heatmap_rows_hold_their_values_under_a_long_title(projector, row):
+    # a two-line title and model caption take 190 px of a projector figure's 560: the figure
+    # grows so that the rows keep their height (20 px of plot per row before, for 18-px values)
+    long = "all-MiniLM-L6-v2 (embedded; a distilled BERT fine-tuned for sentence embeddings, 6 layers x 12 heads)"
+    for rows in (3, 10, 25):
+        fig = figures.heatmap(np.zeros((rows, 12)), [f"t{i}" for i in range(12)], [f"w{i}" for i in range(rows)],
+                              "Every token of A against every token of B at layer 6", long, projector=projector,
+                              x_title="sentence B", y_title="sentence A")
+        layout = fig.layout
+        assert (layout.height - layout.margin.t - layout.margin.b) / rows >= row
+        assert layout.height <= figures.MAX_HEIGHT
+
+
 def test_heatmap_rejects_mismatched_labels():
     with pytest.raises(ValueError, match="labels"):
         figures.heatmap(np.zeros((2, 3)), ["a", "b"], ["x", "y"], "T", "M")
