@@ -80,7 +80,8 @@ def compare() -> None:
     word_a, word_b = pair.texts
     st.markdown(f"A: **{md_escape(word_a)}** → pieces {md_code(' '.join(pair.pieces[0]))} · "
                 f"B: **{md_escape(word_b)}** → pieces {md_code(' '.join(pair.pieces[1]))}")
-    if not quiz_ui.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert"):
+    if not quiz_ui.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert",
+                        hides="this section's chart and maps, and sections 3 and 4 (their numbers give the answer away)"):
         return
     charts.show(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
                                         "Cosine similarity at every layer", out.model_label, fr.projector),

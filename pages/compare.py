@@ -99,7 +99,8 @@ def one_word() -> None:
         return
     question = quiz.least_alike((words[0][wa], words[1][wb]),
                                 {c.short_label: (c.layer_names, c.cosine) for c in found.values()})
-    if not quiz_ui.gate(question, "compare"):
+    if not quiz_ui.gate(question, "compare", hides="this section's chart and sections 2 to 4, which follow the "
+                                                   "selected words"):
         return
     comparison_chart(found)
     self_similarity(words[0][wa])

@@ -203,7 +203,8 @@ def explore(pills_box) -> None:
         ia, ib = _word_pills()
     stack = views.with_context_only(views.mix(out, *_weights()))  # the three layers, the mix, context-only
     pair = views.word_pair(stack, (0, ia), (1, ib))
-    if not quiz_ui.gate(quiz.least_alike(pair.texts, {about.short_label: (pair.layer_names, pair.cosine)}), "elmo"):
+    if not quiz_ui.gate(quiz.least_alike(pair.texts, {about.short_label: (pair.layer_names, pair.cosine)}), "elmo",
+                        hides="this section's chart, table and maps"):
         return
     wa, wb = pair.texts
     groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]

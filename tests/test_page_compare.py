@@ -177,11 +177,13 @@ def test_quiz_hides_every_value_until_reveal(models, small_corpus, params):
     shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert not re.search(r"\d\.\d{3}", shown)
     assert "least alike" in at.radio[0].label or "least alike" in shown
+    assert any("sections 2 to 4" in c.value for c in at.caption)  # says what else waits
+    assert [h.value for h in at.header] == ["1 · One word, both models"]
     at.button(key="_quiz_reveal_compare").click().run()
     right = md_escape(quiz_answer(models, small_corpus, 2, 6))
     assert any(f"Right answer: **{right}**" in s.value for s in at.success)
     assert f"{right} ✓" in at.radio[0].options  # the right choice is marked
-    assert at.get("plotly_chart")
+    assert at.get("plotly_chart") and [h.value[0] for h in at.header] == ["1", "2", "3", "4"]
 
 
 def test_quiz_switch_in_the_sidebar_hides_the_chart():

@@ -39,11 +39,14 @@ def test_bert_page_hides_the_curve_until_reveal(embedded_bert, params):
     assert not at.exception
     assert not at.get("plotly_chart") and not at.metric  # no figure, no value
     assert all("input_mask" in list(t.index) for t in tables(at))  # only the WordPiece tables
+    assert any("sections 3 and 4" in c.value for c in at.caption)  # says what else waits
+    assert not any(h.value.startswith(("3 ·", "4 ·")) for h in at.header)
     out = embedded_bert.run([A, B])
     cos = expected_curve(out, 2, 6)
     right = quiz.least_alike(("bank", "bank"), {out.short_label: (out.layer_names, cos)}).right
     reveal_and_check(at, "bert", right)
     assert "Cosine similarity at every layer" in titles(at) and at.metric
+    assert [h.value[0] for h in at.header] == ["1", "2", "3", "4"]
 
 
 def test_elmo_page_hides_the_bars_until_reveal(elmo, defaults_out):  # noqa: F811 - pytest fixtures

@@ -21,8 +21,9 @@ def active() -> bool:
     return bool(state.get("quiz"))
 
 
-def gate(question: Question, key: str) -> bool:
+def gate(question: Question, key: str, hides: str = "the figure and its numbers") -> bool:
     """Ask ``question`` in quiz mode; True when the figures may be drawn (revealed, or no quiz).
+    ``hides`` says what waits for the reveal, where the page holds more than one figure.
 
     The reveal holds for this question only: new words or sentences give a new question,
     hidden again.
@@ -41,7 +42,7 @@ def gate(question: Question, key: str) -> bool:
         if not shown:
             st.button("Reveal", key=f"_quiz_reveal_{key}", type="primary",
                       on_click=lambda: st.session_state.__setitem__(revealed_key, tag))
-            st.caption("Quiz mode hides the figure and its numbers until you press Reveal.")
+            st.caption(f"Quiz mode hides {hides} until you press Reveal.")
             return False
         verdict = "" if pick is None else (" Your answer is right." if pick == question.answer
                                            else f" Your answer was {md_escape(question.choices[pick])}.")
