@@ -651,16 +651,16 @@ def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]
                 marker={"size": s["marker"], "color": OKABE_ITO[2 if g == 0 else 1], "opacity": 0.75},
                 hovertemplate="%{text}<br>cosine %{x:.3f}<extra>" + kind + "</extra>",
             ))
-    for r, model in enumerate(rows):
-        if marks.get(model) is not None:
-            traces.append(go.Scatter(
-                x=[marks[model]], y=[r], mode="markers", name="your pair", legendgroup="yours", showlegend=r == 0,
-                marker={"size": s["marker"] * 2.2, "symbol": "star", "color": OKABE_ITO[7]},
-                hovertemplate="your pair: cosine %{x:.3f}<extra></extra>",
-            ))
+    placed = [r for r, model in enumerate(rows) if marks.get(model) is not None]
+    for r in placed:
+        traces.append(go.Scatter(
+            x=[marks[rows[r]]], y=[r], mode="markers", name="your pair", legendgroup="yours",
+            showlegend=r == placed[0], marker={"size": s["marker"] * 2.2, "symbol": "star", "color": OKABE_ITO[7]},
+            hovertemplate="your pair: cosine %{x:.3f}<extra></extra>",
+        ))
     return _figure(traces, title, model_label, projector, numeric_axes=("x",), showlegend=True,
                    legend={"orientation": "h"}, height=max(300, 160 + 110 * len(rows)),
                    yaxis={"tickvals": list(range(len(rows))), "ticktext": [label(m) for m in rows],
-                          "tickfont": {"size": s["tick"]}, "range": [-0.6, len(rows) - 0.4]},
+                          "tickfont": {"size": s["tick"]}, "range": [len(rows) - 0.4, -0.6]},  # the first on top
                    xaxis={"title": {"text": "cosine of the word in the two sentences"},
                           "tickfont": {"size": s["tick"]}})

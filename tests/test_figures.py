@@ -91,6 +91,15 @@ def test_heatmap_rows_hold_their_values_under_a_long_title(projector, row):
         assert layout.height <= figures.MAX_HEIGHT
 
 
+def test_pair_strip_lists_the_models_top_down_and_always_names_your_pair():
+    groups = {m: {"same sense": ([0.9], ["s"]), "different sense": ([0.4], ["d"])} for m in ("BERT", "ELMo")}
+    fig = figures.pair_strip(groups, {"BERT": None, "ELMo": 0.7}, "T", "M")
+    first, last = fig.layout.yaxis.range
+    assert list(fig.layout.yaxis.ticktext) == ["BERT", "ELMo"] and first > last  # row 0 (BERT) at the top
+    yours = [t for t in fig.data if t.name == "your pair"]
+    assert [t.y[0] for t in yours] == [1] and yours[0].showlegend  # only ELMo placed, still in the legend
+
+
 def test_heatmap_rejects_mismatched_labels():
     with pytest.raises(ValueError, match="labels"):
         figures.heatmap(np.zeros((2, 3)), ["a", "b"], ["x", "y"], "T", "M")
