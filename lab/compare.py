@@ -181,6 +181,12 @@ def neighbours(index, sentences: Sequence[str], query: np.ndarray, k: int = NEIG
     return found
 
 
+def same_word(found: Sequence[Neighbour], word: str) -> int:
+    """How many of the neighbours ``found`` are uses of ``word`` itself (case aside): a layer
+    whose nearest occurrences are other words groups by something other than the word."""
+    return sum(n.word.casefold() == word.casefold() for n in found)
+
+
 # --- 4. the sense test ---------------------------------------------------------------------------
 
 

@@ -191,6 +191,9 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
             found_n = compare.neighbours(index, store.corpus.sentences, c.vectors_a[layer])
             st.markdown("\n".join(f"{i}. `{n.cosine:.3f}` {md_escape(n.before)}**{md_escape(n.word)}**"
                                   f"{md_escape(n.after)}" for i, n in enumerate(found_n, 1)))
+            st.caption(f"{compare.same_word(found_n, word)} of {len(found_n)} are “{md_escape(word)}” itself. "
+                       f"Two random words at {c.layer_names[layer]}: cosine {c.baseline[layer]:.3f} on average "
+                       "(the baseline).")
 
 
 def sense_section(found: dict[str, compare.ModelCurve]) -> None:

@@ -198,6 +198,13 @@ def test_neighbours_are_the_true_top_k(corpus, tmp_path):
     np.testing.assert_allclose([n.cosine for n in got], [c for c, _, _ in want], atol=2e-3)  # float16 storage
     first = got[0]
     assert first.before + first.word + first.after == corpus.sentences[first.sentence]
+    assert compare.same_word(got, first.word.upper()) == sum(w.casefold() == first.word.casefold() for _, _, w in want)
+
+
+def test_same_word_counts_the_uses_of_the_word_itself():
+    found = [compare.Neighbour(0.9, 0, w, "", "") for w in ("Bank", "bank", "banks", "river")]
+    assert compare.same_word(found, "bank") == 2 and compare.same_word(found, "river") == 1
+    assert compare.same_word([], "bank") == 0
 
 
 def test_memory_budget_drops_the_least_recent_layer(corpus, tmp_path):

@@ -129,6 +129,12 @@ def test_neighbours_are_the_true_top_8(models, small_corpus):
                 if abs(true_cos - cos) < 2e-3:
                     rendered.append(f"**{word}**{sentences[s][end:]}")
             assert any(line.endswith(r) for r in rendered), (line, rendered)
+    # under each list: how many are the word itself, and the layer's baseline to read them against
+    notes = [c.value for c in at.caption if "itself" in c.value]
+    for note, shown, c in zip(notes, lists, curves(models, small_corpus, 2, 6).values(), strict=True):
+        own = sum(line.lower().count("**bank**") for line in shown)
+        assert note.startswith(f"{own} of 8 are “bank” itself.")
+        assert f"at {c.layer_names[-1]}: cosine {c.baseline[-1]:.3f} on average" in note
 
 
 def test_self_similarity_and_a_word_absent_from_the_corpus(models, small_corpus):
