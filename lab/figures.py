@@ -46,7 +46,7 @@ def style(projector: bool) -> dict:
     return {"font": 13, "title": 16, "tick": 12, "line": 2.5, "marker": 8, "cell_text": 11,
             "scale": "Viridis", "diverging": "RdBu", "attention": "Blues", "height": 420,
             "title_chars": 120, "top": 70, "title_line": 22, "click_marker": 16, "colorbar": 14,
-                "cell_text_min": 8}
+            "cell_text_min": 8}
 
 
 def label(text: str) -> str:
@@ -161,8 +161,9 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
     Plotly's batch-update machinery again (most of a figure's build time before). Margins
     fit the tick labels (``_fit_margins``; ``numeric_axes`` names the axes whose ticks are
     numbers); ``plot_height``: the least height of the plot between the margins (the
-    figure grows to hold it, up to ``MAX_HEIGHT``). Small arrays go as plain lists and the layout carries a ``datarevision``
-    (``_plain``, ``_data_revision``), so that the browser draws the figure once."""
+    figure grows to hold it, up to ``MAX_HEIGHT``). Small arrays go as plain lists and the
+    layout carries a ``datarevision`` (``_plain``, ``_data_revision``), so that the browser
+    draws the figure once."""
     s = style(projector)
     head = _title(title, model_label, projector)
     head["font"] = {"size": s["title"]}
@@ -239,7 +240,7 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
     coordinates), which grows to hold it.
     """
     margin, font, tick = layout["margin"], s["font"], s["tick"]
-    title_room = font * 1.4 + 8
+    title_room = _title_room(s)
 
     def labels(axis: str) -> list[str] | None:
         ax = layout[axis]
@@ -289,10 +290,15 @@ def number_width(text: str) -> float:
     return sum(0.5 if c.isdigit() else 0.26 if c == "." else 0.33 if c == "-" else 0.62 for c in text)
 
 
+def _title_room(s: dict) -> float:
+    """The room an axis title takes beside its tick labels."""
+    return s["font"] * 1.4 + 8
+
+
 def _left_margin(y_labels: Sequence[str], s: dict, titled: bool) -> int:
     """The left margin that holds the y tick labels (and the axis title, if any)."""
     width = max(text_width(t, s["tick"]) for t in y_labels)
-    return math.ceil(width + 12 + ((s["font"] * 1.4 + 8) if titled else 0))
+    return math.ceil(width + 12 + (_title_room(s) if titled else 0))
 
 
 # px: a full-width chart on a 1280-px laptop with the sidebar open (Streamlit's wide

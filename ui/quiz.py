@@ -21,9 +21,9 @@ def active() -> bool:
     return bool(state.get("quiz"))
 
 
-def gate(question: Question, key: str, hides: str = "the figure and its numbers") -> bool:
+def gate(question: Question, key: str, hides: str) -> bool:
     """Ask ``question`` in quiz mode; True when the figures may be drawn (revealed, or no quiz).
-    ``hides`` says what waits for the reveal, where the page holds more than one figure.
+    ``hides`` says what waits for the reveal (a page may hold back more than one figure).
 
     The reveal holds for this question only: new words or sentences give a new question,
     hidden again.
