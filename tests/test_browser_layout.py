@@ -138,9 +138,9 @@ def test_a_cold_server_has_the_browser_load_the_chart_code_while_the_page_import
 
 # (test id or tag, text, its full width, the width shown) for every text cut off: an element
 # whose content is wider than it and which hides (or scrolls) the rest, or ends it with "…"
-CUT_OFF = """() => {
+CUT_OFF = """(scope = '[data-testid="stMain"] *, [data-testid="stSidebar"] *') => {
   const out = [];
-  for (const e of document.querySelectorAll('[data-testid="stMain"] *, [data-testid="stSidebar"] *')) {
+  for (const e of document.querySelectorAll(scope)) {
     if (e.closest('.js-plotly-plot, [data-testid="stDataFrame"], textarea, style') || e.querySelector('style'))
       continue;  // charts and grids draw their own text; a <style> holds no text that is shown
     if (!e.textContent.trim() || e.children.length > 3 && e.tagName !== 'TABLE' && !e.querySelector('table'))
@@ -177,3 +177,25 @@ def test_projector_mode_enlarges_the_metric_values(app_server, page):
           .map(m => parseFloat(getComputedStyle(m.querySelector('p') || m).fontSize))""")
     assert len(sizes[1]) == len(sizes[0]) == 3
     assert min(sizes[1]) >= 1.2 * max(sizes[0]), sizes  # not the text rule's 1.35rem (21.6 px, under 36)
+
+
+@pytest.mark.parametrize("page_name", ["bert", "elmo", "attention", "compare"])
+def test_a_1024_px_projector_with_the_sidebar_closed_has_room_for_every_figure(app_server, browser, page_name):
+    # the figures are laid out for a 1280-px screen with the sidebar open (a chart about 800
+    # px wide); on a 1024-px projector the sidebar's toggle help and the README say to close
+    # it, which gives the pages that room: checked here in projector mode
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    page.goto(f"{app_server}/{page_name}?proj=1")
+    page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg')
+    wait_idle(page)
+    page.hover('[data-testid="stSidebar"]')
+    page.locator('[data-testid="stSidebarCollapseButton"] button').click()
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] svg.main-svg')]
+      .every(svg => svg.getBoundingClientRect().width > 800)""")  # every chart redrawn at the new width
+    page.wait_for_timeout(500)
+    assert page.evaluate(OUTSIDE) == []
+    assert page.evaluate(OVERFULL_CELLS) == []
+    assert page.evaluate(CUT_OFF, '[data-testid="stMain"] *') == []
+    context.close()

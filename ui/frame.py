@@ -123,7 +123,9 @@ def frame(page_title: str) -> Frame:
         if shared:
             st.caption(":material/groups: Shared server: the models are set by whoever runs it.")
         projector = state.widget(st.toggle, "proj", "Projector mode",
-                                 help="Large type, thick lines, colour-blind-safe high-contrast colours.")
+                                 help="Large type, thick lines, colour-blind-safe high-contrast colours. On a screen "
+                                      "under 1280 px wide (a 1024-px projector), close this sidebar once the "
+                                      "sentences are in: the figures need the room.")
         quiz = state.widget(st.toggle, "quiz", "Quiz mode",
                             help="Main figures stay hidden behind a question built from their numbers "
                                  "until you press Reveal.")
