@@ -265,6 +265,12 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
             ax["tickangle"] = 0  # they fit side by side: never turned, no room kept for it
             height = flat
         else:  # Plotly turns crowded labels by 30 degrees (or by the given tickangle)
+            if "tickangle" not in ax:
+                # counter-clockwise, each label ending at its tick: turned clockwise (Plotly's
+                # default) the last one reached past the chart's right edge and Plotly hid it,
+                # the top layer's name of a 13-layer BERT in projector mode
+                ax["autotickangles"] = [0, -30, -90]
+                margin["l"] = max(margin["l"], math.ceil(widths[0] * math.cos(math.radians(30)) + 4))
             angle = math.radians(abs(ax.get("tickangle", 30) or 30))
             height = max(flat, max(widths) * math.sin(angle) + tick * math.cos(angle))
         bottom = max(bottom, math.ceil(height + 12 + (title_room if ax["title"].get("text") else 0)))

@@ -9,7 +9,10 @@ CJK and emoji in the sentences, in the normal and the projector look.
 
 import urllib.parse
 
+import numpy as np
 import pytest
+
+from lab import figures
 
 from tests.browser import serve_app, wait_idle
 
@@ -20,9 +23,9 @@ B = "We sat on the river bank 🙂 and watched WWWWWWW boats."
 
 # (chart title, text element, how far it sticks out in px, or 'hidden' for a tick label Plotly
 # hid because it would reach past the chart's edge) for every label outside its chart
-OUTSIDE = """() => {
+OUTSIDE = """(charts = '[data-testid="stPlotlyChart"]') => {
   const out = [];
-  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+  for (const chart of document.querySelectorAll(charts)) {
     const svg = chart.querySelector('svg.main-svg');
     if (!svg) continue;
     const box = svg.getBoundingClientRect();
@@ -73,6 +76,33 @@ def test_every_label_lies_inside_its_chart(app_server, page, page_name, projecto
     assert page.evaluate(OUTSIDE) == []
     assert page.evaluate(OVERFULL_CELLS) == []
 
+
+
+BERT_BASE = ["embeddings"] + [f"layer {i}" for i in range(1, 13)]
+
+
+@pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
+def test_a_13_layer_model_keeps_every_tick_label(browser, tmp_path, projector):
+    # a real BERT-base (TF Hub) has 13 layers: their names are turned to fit, and Plotly hid
+    # the top layer's, past the chart's right edge, in projector mode at 820 px (the chart on
+    # a 1280-px screen with the sidebar open) and in the normal look at 560 px. The figures
+    # alone, drawn by the Plotly.js of the plotly package.
+    line = figures.layer_curve(BERT_BASE, {"A “bank” vs B “bank”": np.linspace(1, 0.5, 13)},
+                               "Cosine similarity at every layer", "BERT-base (TF Hub)", projector)
+    depth = figures.depth_chart([figures.DepthLine("BERT-base", BERT_BASE, np.linspace(0, 1, 13),
+                                                   np.linspace(1, 0.5, 13))],
+                                "Cosine similarity at every layer of both models", "BERT-base", projector)
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    for width in (820, 560):
+        for fig in (line, depth):
+            path = tmp_path / "figure.html"
+            fig.write_html(path, include_plotlyjs=True, default_width=f"{width}px")
+            page.goto(path.as_uri())
+            page.wait_for_selector(".plotly-graph-div svg.main-svg")
+            outside = page.evaluate(OUTSIDE, ".plotly-graph-div")
+            # at 560 px only the tick labels: a projector-size title needs the wider chart
+            assert [o for o in outside if width == 820 or o[2] == "hidden"] == [], width
+    page.close()
 
 
 # When the hidden box (ui.charts.preload), the page's title and the page's first chart first
