@@ -53,6 +53,14 @@ def tables(at) -> list[pd.DataFrame]:
     return out
 
 
+def grid_formats(grid) -> dict[str, str]:
+    """The number format of each column of an interactive grid (``st.dataframe``) that has
+    one (``ui.frame.number_formats``): the grid prints its numbers with it."""
+    columns = json.loads(grid.proto.columns or "{}")
+    return {name: config["type_config"]["format"] for name, config in columns.items()
+            if config.get("type_config", {}).get("format")}
+
+
 def printed(table) -> pd.DataFrame:
     """A plain table's (``st.table``) cells as the page prints them: the text of its
     Styler's display values (``ui.frame.plain_table`` formats the numbers)."""

@@ -2,6 +2,9 @@
 
 import numpy as np
 
+from streamlit.testing.v1 import AppTest
+
+from tests.specs import grid_formats
 from ui.frame import decimals
 
 
@@ -15,3 +18,18 @@ def test_decimals_are_those_the_page_rounded_to():
     assert decimals([np.array([1 / 3])]) == 4  # unrounded: four, as st.table would print
     assert decimals([np.array([1 / 3]), np.array([0.1234567])]) == 4
     assert decimals([]) == 0
+
+
+def _grid_page():
+    import pandas as pd
+
+    from ui.frame import show_table
+
+    show_table(pd.DataFrame({"layer": ["embeddings", "layer 1", "layer 2"], "cosine": [0.9629, 0.798, 1.0],
+                             "pieces": [1, 2, 3]}), key="grid", projector=False, hide_index=True)
+
+
+def test_a_grid_prints_its_numbers_with_the_decimals_the_page_rounded_to():
+    # the grid would print each number as short as it goes: 0.798 under 0.9629, 1 for 1.0000
+    at = AppTest.from_function(_grid_page).run()
+    assert grid_formats(at.dataframe[0]) == {"cosine": "%.4f"}  # whole numbers stay as they are

@@ -14,7 +14,7 @@ from lab.sources import embedded_metrics
 from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
-from tests.specs import chart, printed, tables
+from tests.specs import chart, grid_formats, printed, tables
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -151,10 +151,16 @@ def test_determinism_panel_runs_only_when_open():
     np.testing.assert_allclose(again.loc["stateful"].to_numpy(float), stateful[:3], atol=1e-6)
 
 
-def test_projector_tables_show_the_decimals_the_page_rounded_to():
-    # st.table prints every float with four decimals: the runs' norms (rounded to 6, as the
-    # grid shows them) would lose the digits where stateless runs agree and stateful ones drift
-    grid = runs_table(run_page(elmo_repeats="1"))
+def test_tables_show_the_decimals_the_page_rounded_to():
+    # st.table prints every float with four decimals: the runs' norms (rounded to 6) would
+    # lose the digits where stateless runs agree and stateful ones drift; the grid prints
+    # each number as short as it goes (0.815 under 0.6544)
+    normal = run_page(elmo_repeats="1")
+    grid = runs_table(normal)
+    runs = next(d for d in normal.dataframe if "stateless" in list(d.value.index))
+    assert set(grid_formats(runs).values()) == {"%.6f"} and len(grid_formats(runs)) == grid.shape[1]
+    cosines = next(d for d in normal.dataframe if list(d.value.index) == ["cosine"])
+    assert set(grid_formats(cosines).values()) == {"%.4f"}
     at = run_page(elmo_repeats="1", proj="1")
     table = next(t for t in at.table if "stateless" in list(t.value.index))
     assert printed(table).loc["stateful"].tolist() == [f"{v:.6f}" for v in grid.loc["stateful"]]

@@ -200,12 +200,18 @@ def plain_table(df, **kwargs) -> None:
     would print every float with four, 0.167 as 0.1670 and 41.222712 as 41.2227)."""
     def shown(v):
         return md_escape(v) if isinstance(v, str) else v
-    floats = [df.iloc[:, c].to_numpy() for c in range(df.shape[1]) if pd.api.types.is_float_dtype(df.dtypes.iloc[c])]
+    floats = list(_float_columns(df).values())
     df = df.map(shown)
     df.index, df.columns = df.index.map(shown), df.columns.map(shown)
     if floats:
         df = df.style.format(precision=decimals(floats), na_rep="–")
     st.table(df, **kwargs)
+
+
+def _float_columns(df) -> dict:
+    """``df``'s float columns by name (as the grid names them), as arrays."""
+    return {str(df.columns[c]): df.iloc[:, c].to_numpy() for c in range(df.shape[1])
+            if pd.api.types.is_float_dtype(df.dtypes.iloc[c])}
 
 
 def decimals(columns, most: int = 6, unrounded: int = 4) -> int:
@@ -225,6 +231,15 @@ def decimals(columns, most: int = 6, unrounded: int = 4) -> int:
     return needed
 
 
+def number_formats(df) -> dict:
+    """Column configs that print every float column of ``df`` with the decimals the page
+    rounded the table to (``decimals``), as ``plain_table`` does: the grid would print each
+    number as short as it goes, 0.798 under 0.7782 and 0.08 beside 0.0879."""
+    floats = _float_columns(df)
+    places = decimals(floats.values())
+    return {name: st.column_config.NumberColumn(format=f"%.{places}f") for name in floats}
+
+
 def show_table(df, key: str, projector: bool, wrap: bool = False, **kwargs) -> None:
     """A table: the interactive grid normally; in projector mode, or with ``wrap`` (a few
     rows of long text, which the grid would cut off), a plain HTML table (``plain_table``),
@@ -234,7 +249,7 @@ def show_table(df, key: str, projector: bool, wrap: bool = False, **kwargs) -> N
     if projector or wrap:
         plain_table(df, hide_index=kwargs.get("hide_index"))
     else:
-        st.dataframe(df, key=key, **kwargs)
+        st.dataframe(df, key=key, column_config=number_formats(df), **kwargs)
     st.download_button("CSV", data=lambda: df.to_csv(index=not kwargs.get("hide_index")).encode("utf-8"),
                        file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv", type="tertiary",
                        icon=":material/download:", help="Download this table as a CSV file")
