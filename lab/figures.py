@@ -476,9 +476,11 @@ def attention_heatmap(
                    colorscale=style(projector)["attention"], value_name="attention", clickable=clickable)
 
 
-def outline_box(fig: go.Figure, row: int, col: int | None = None, projector: bool = False) -> dict:
+def outline_box(fig: go.Figure, row: int, col: int | None = None, projector: bool = False,
+                rows_down: int = 1, cols_across: int = 1) -> dict:
     """Where cell (``row``, ``col``) of a ``heatmap`` figure lies once drawn, or the whole
-    row when ``col`` is None, for an outline the page lays over the chart
+    row when ``col`` is None (with ``rows_down`` and ``cols_across``: the block of that many
+    rows and columns from it), for an outline the page lays over the chart
     (``ui.charts.outline``): ``top`` and ``height`` in pixels from the chart's top edge;
     ``left`` and ``right``, the plot area's margins in pixels, and ``x0`` and ``x1``, the
     box's sides as fractions of the plot area's width (the chart's width is the page's,
@@ -492,13 +494,13 @@ def outline_box(fig: go.Figure, row: int, col: int | None = None, projector: boo
     y0, y1 = layout.yaxis.range  # bottom, top: (rows - 0.5, -0.5)
     x0, x1 = layout.xaxis.range  # (-0.5, cols - 0.5)
     rows, cols = round(y0 - y1), round(x1 - x0)
-    if layout.height is None or rows <= 0 or not 0 <= row < rows:
-        raise ValueError(f"row {row} is not a row of this heatmap")
-    if col is not None and not 0 <= col < cols:
-        raise ValueError(f"column {col} is not a column of this heatmap")
+    if layout.height is None or rows <= 0 or not 0 <= row <= rows - rows_down or rows_down < 1:
+        raise ValueError(f"row {row} is not a row of this heatmap, or the block ends past its last row")
+    if col is not None and (not 0 <= col <= cols - cols_across or cols_across < 1):
+        raise ValueError(f"column {col} is not a column of this heatmap, or the block ends past its last column")
     plot = layout.height - layout.margin.t - layout.margin.b
-    left, right = (0.0, 1.0) if col is None else (col / cols, (col + 1) / cols)
-    return {"top": layout.margin.t + plot * row / rows, "height": plot / rows, "left": layout.margin.l,
+    left, right = (0.0, 1.0) if col is None else (col / cols, (col + cols_across) / cols)
+    return {"top": layout.margin.t + plot * row / rows, "height": plot * rows_down / rows, "left": layout.margin.l,
             "right": layout.margin.r, "x0": left, "x1": right, "color": OUTLINE, "width": outline_width(projector)}
 
 
@@ -512,7 +514,10 @@ def model_view(
     The grid is one heatmap whose tiles are separated by a blank row and column (NaN), not
     L * H subplots: it builds in milliseconds instead of about half a second, and the
     browser draws one trace. ``layout.meta`` records the tiling; ``model_view_tile`` cuts
-    one head back out.
+    one head back out, ``model_view_box`` outlines one. A transparent marker on each tile
+    carries its hover (its layer and head) and the click that opens it (x, y: a column and
+    a row of the grid, read back with ``model_view_heads`` and ``model_view_layers``): the
+    tiles' cells are a few pixels wide, too small to point at one by one.
     """
     attn = np.asarray(attn, float)
     keys = tokens if key_tokens is None else key_tokens
@@ -521,36 +526,70 @@ def model_view(
                          f"S = {len(keys)} keys, got {attn.shape}")
     L, H, T, S = attn.shape
     gap = 1
-    # float32 (the models' own precision; the hover shows 3 decimals): half the bytes to send
+    # float32 (the models' own precision): half the bytes to send
     z = np.full((L * (T + gap) - gap, H * (S + gap) - gap), np.nan, np.float32)
-    # hover: layer and head numbers (from 1), query and key positions (from 0, as the tables
-    # number tokens) per cell, as integers rather than strings and in the smallest type that
-    # holds them (one byte up to 255 tokens), so the figure stays small to send (tokens are
-    # in the head view)
-    hover = np.zeros(z.shape + (4,), np.min_scalar_type(max(L, H, T, S)))
-    qk = np.stack(np.meshgrid(np.arange(T), np.arange(S), indexing="ij"), axis=-1)  # (T, S, 2)
     for i in range(L):
         for j in range(H):
             r, c = i * (T + gap), j * (S + gap)
             z[r : r + T, c : c + S] = attn[i, j]
-            hover[r : r + T, c : c + S] = np.concatenate([np.broadcast_to([i + 1, j + 1], (T, S, 2)), qk], -1)
     s = style(projector)
-    grid = go.Heatmap(
-        z=z, zmin=0.0, zmax=1.0, showscale=False, hoverongaps=False,
-        colorscale=s["attention"],
-        customdata=hover, hovertemplate="layer %{customdata[0]} head %{customdata[1]}<br>query "
-        "%{customdata[2]} → key %{customdata[3]}: %{z:.3f}<extra></extra>",
+    grid = go.Heatmap(z=z, zmin=0.0, zmax=1.0, showscale=False, colorscale=s["attention"], hoverinfo="skip")
+    layer, head = (a.ravel() for a in np.meshgrid(np.arange(L), np.arange(H), indexing="ij"))
+    tiles = go.Scatter(  # a grid cell near each tile's centre
+        x=head * (S + gap) + (S - 1) // 2, y=layer * (T + gap) + (T - 1) // 2, mode="markers", showlegend=False,
+        marker={"symbol": "square", "size": 2 * s["click_marker"], "color": "rgba(0,0,0,0)"},
+        customdata=np.stack([layer + 1, head + 1], axis=-1),
+        hovertemplate="layer %{customdata[0]}, head %{customdata[1]}: click to read it below<extra></extra>",
     )
     notes = [{"x": j * (S + gap) + (S - 1) / 2, "y": 1.0, "xref": "x", "yref": "paper", "yanchor": "bottom",
               "text": f"H{j + 1}", "showarrow": False, "font": {"size": s["tick"]}} for j in range(H)]
     notes += [{"x": 1.0, "y": i * (T + gap) + (T - 1) / 2, "xref": "paper", "yref": "y", "xanchor": "left",
                "text": f"L{i + 1}", "showarrow": False, "font": {"size": s["tick"]}} for i in range(L)]
     cell = 64 if projector else 52
-    return _figure([grid], title, model_label, projector, height=120 + cell * L,
-                  meta={"layers": L, "heads": H, "queries": T, "keys": S, "gap": gap}, annotations=notes,
-                  xaxis={"visible": False}, yaxis={"visible": False, "autorange": "reversed"},
-                  # room for the column titles (H1, H2, ...) under the title, and the row titles at the right
-                  margin_top=30 if projector else 25, margin_right=40)
+    return _figure([grid, tiles], title, model_label, projector, height=120 + cell * L,
+                   meta={"layers": L, "heads": H, "queries": T, "keys": S, "gap": gap}, annotations=notes,
+                   clickmode="event+select", dragmode=False,
+                   # the grid exactly (fixed, for model_view_box), row 0 at the top
+                   xaxis={"visible": False, "range": [-0.5, z.shape[1] - 0.5]},
+                   yaxis={"visible": False, "range": [z.shape[0] - 0.5, -0.5]},
+                   # room for the column titles (H1, H2, ...) under the title, and the row titles at the right
+                   margin_top=30 if projector else 25, margin_right=40)
+
+
+def model_view_heads(meta: dict) -> list[int]:
+    """The head of each column of a ``model_view`` grid (-1 in the gaps between tiles)."""
+    S, gap = meta["keys"], meta["gap"]
+    return [c // (S + gap) if c % (S + gap) < S else -1 for c in range(meta["heads"] * (S + gap) - gap)]
+
+
+def model_view_layers(meta: dict) -> list[int]:
+    """The layer of each row of a ``model_view`` grid (-1 in the gaps between tiles)."""
+    T, gap = meta["queries"], meta["gap"]
+    return [r // (T + gap) if r % (T + gap) < T else -1 for r in range(meta["layers"] * (T + gap) - gap)]
+
+
+def model_view_grid(fig: go.Figure, projector: bool = False) -> dict:
+    """``outline_box`` of a ``model_view``'s whole grid, with its tiling under ``tiles``:
+    all that ``model_view_box`` needs (a few numbers, for a page to keep)."""
+    meta = dict(fig.layout.meta)
+    rows = meta["layers"] * (meta["queries"] + meta["gap"]) - meta["gap"]
+    cols = meta["heads"] * (meta["keys"] + meta["gap"]) - meta["gap"]
+    return outline_box(fig, 0, 0, projector, rows_down=rows, cols_across=cols) | {"tiles": meta}
+
+
+def model_view_box(grid: dict, layer: int, head: int) -> dict:
+    """Where one tile of a ``model_view`` lies once drawn (layer and head 0-based), for
+    ``ui.charts.outline``; ``grid`` is the view's ``model_view_grid``."""
+    meta = grid["tiles"]
+    L, H, T, S, gap = meta["layers"], meta["heads"], meta["queries"], meta["keys"], meta["gap"]
+    if not (0 <= layer < L and 0 <= head < H):
+        raise ValueError(f"layer {layer}, head {head} is not a tile of this model view")
+    rows, cols = L * (T + gap) - gap, H * (S + gap) - gap
+    first_row, first_col = layer * (T + gap), head * (S + gap)
+    x0, x1 = grid["x0"], grid["x1"]
+    return {k: v for k, v in grid.items() if k != "tiles"} | {
+        "top": grid["top"] + grid["height"] * first_row / rows, "height": grid["height"] * T / rows,
+        "x0": x0 + (x1 - x0) * first_col / cols, "x1": x0 + (x1 - x0) * (first_col + S) / cols}
 
 
 def model_view_tile(z: np.ndarray, meta: dict, layer: int, head: int) -> np.ndarray:

@@ -164,8 +164,10 @@ minimal_block()
 @st.cache_resource(show_spinner=False, max_entries=16)
 def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
     """The small multiples, cached: building L x H subplots takes about half a second, and
-    clicking a token or a head must not rebuild them."""
-    return figures.model_view(attn, query_tokens, title, model_label, projector, key_tokens=key_tokens)
+    clicking a token or a head must not rebuild them. With them, where their grid lies
+    (``figures.model_view_grid``, read from the figure's layout)."""
+    fig = figures.model_view(attn, query_tokens, title, model_label, projector, key_tokens=key_tokens)
+    return fig, figures.model_view_grid(fig, projector)
 
 
 def _attention_model():
@@ -246,25 +248,34 @@ def bert_heads() -> None:
     # it lives, and this run's attentions are 151 MB for two inputs of 512 pieces
     charts.vectors_button(lambda m=model, s=list(fr.sentences), p=pair: m.run(s, pair=p),
                           f"bert-{'pair' if pair else 'batch'}-attention", key="att_npz")
-    _model_view(out, view, detail)
-    _head_view(view, layer, detail, out.short_label)
+    grid = _model_view(out, view, detail)
+    _head_view(view, layer, detail, out.short_label, grid)
 
 
-def _model_view(out, view: views.AttentionView, detail: str) -> None:
+def _model_view(out, view: views.AttentionView, detail: str) -> dict:
+    """Every head of every layer; a click on a head opens it in the head view. Returns
+    where its grid lies (``figures.model_view_grid``), for the head view to outline the
+    head it shows."""
     L, _, H = out.attentions.shape[:3]
     st.subheader("Model view: every layer and head")
-    charts.show(model_view(view.attn, view.query_tokens, view.key_tokens,
-                               f"All {L} layers × {H} heads, {detail}", out.short_label, fr.projector),
-                    key="att_model_view")
+    fig, grid = model_view(view.attn, view.query_tokens, view.key_tokens, f"All {L} layers × {H} heads, {detail}",
+                          out.short_label, fr.projector)
+    meta = fig.layout.meta
+    charts.show(fig, key="att_model_view", selection_mode="points",
+                on_select=clicks.on_click("att_model_view", x=clicks.pick("att_bhead", figures.model_view_heads(meta)),
+                                          y=clicks.pick("att_layer", figures.model_view_layers(meta))))
     st.caption("Rows are layers, columns heads; in each small square the queries run down and "
-               "the keys across. Pick one below to read it closely.")
+               "the keys across. Click a square to read it closely below (the outlined one is "
+               "in the head view).")
+    return grid
 
 
 @state.fragment
-def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: str) -> None:
+def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: str, grid: dict) -> None:
     """One head of one layer, with a query token to follow: a fragment of its own inside
     ``bert_heads``, so that picking a token or a head redraws this part only, not the
-    model view above it. A session keeps a fragment's arguments for as long as it lives:
+    model view above it, whose tile of this head it outlines (``grid``: where the model
+    view's grid lies). A session keeps a fragment's arguments for as long as it lives:
     the view (at most 48 x 48 per head), never the run (the attentions of a whole input:
     151 MB for two of 512 pieces)."""
     st.subheader("Head view: one layer, one head")
@@ -278,6 +289,8 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
     token = state.widget(st.pills, "att_tok", "Query token", options=q_pos, required=True,
                          format_func=dict(zip(q_pos, pill_labels(view.query_tokens))).get)
     qi = q_pos.index(token)
+    # the head shown here, outlined over the model view: its figure unchanged, it is not drawn again
+    charts.outline("att_model_view", figures.model_view_box(grid, layer, head))
     lines = state.widget(st.toggle, "att_lines", "Also show the query's row as lines",
                          help="The selected token on the left, every key on the right; thicker "
                               "lines carry more attention.")

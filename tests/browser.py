@@ -143,3 +143,36 @@ def outline_over(pg, chart_key: str, row: int | str, col: int | str | None = Non
     for side in ("top", "height", "left", "right"):
         assert found["outline"][side] == pytest.approx(found["cell"][side], abs=1.5), side
     return found
+
+
+# Where the outline over a model view (ui.charts.outline) lies, and where one of its tiles
+# is (from the drawn grid and the figure's tiling, figures.model_view), in page pixels.
+_OUTLINE_AND_TILE = """(el, [layer, head]) => {
+  const box = el.getBoundingClientRect(), line = getComputedStyle(el, '::after');
+  const gd = el.querySelector('.js-plotly-plot'), grid = el.querySelector('g.heatmaplayer image').getBoundingClientRect();
+  const m = gd.layout.meta, rows = m.layers * (m.queries + m.gap) - m.gap, cols = m.heads * (m.keys + m.gap) - m.gap;
+  const h = grid.height / rows, w = grid.width / cols;
+  const top = grid.top + layer * (m.queries + m.gap) * h, left = grid.left + head * (m.keys + m.gap) * w;
+  return {outline: {top: box.top + parseFloat(line.top), height: parseFloat(line.height),
+                    left: box.left + parseFloat(line.left), right: box.right - parseFloat(line.right)},
+          tile: {top, height: m.queries * h, left, right: left + m.keys * w}};
+}"""
+
+
+def tile_outlined(pg, chart_key: str, layer: int, head: int) -> dict:
+    """Check that the outline over the model view shown under ``chart_key`` lies on the
+    tile of ``layer`` and ``head`` (0-based), within 1.5 px; returns the tile's box."""
+    found = pg.locator(f".st-key-{chart_key}").evaluate(_OUTLINE_AND_TILE, [layer, head])
+    for side in ("top", "height", "left", "right"):
+        assert found["outline"][side] == pytest.approx(found["tile"][side], abs=1.5), side
+    return found["tile"]
+
+
+def click_tile(pg, chart_key: str, layer: int, head: int, at: tuple[float, float] = (0.5, 0.5)) -> None:
+    """Click the tile of ``layer`` and ``head`` (0-based) of the model view shown under
+    ``chart_key``, at ``at`` (fractions of its width and height)."""
+    chart = pg.locator(f".st-key-{chart_key}")
+    chart.scroll_into_view_if_needed()
+    tile = chart.evaluate(_OUTLINE_AND_TILE, [layer, head])["tile"]
+    pg.mouse.click(tile["left"] + at[0] * (tile["right"] - tile["left"]), tile["top"] + at[1] * tile["height"])
+    wait_idle(pg)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser import click_cell, click_pill, outline_over, type_sentence, wait_idle
+from tests.browser import click_cell, click_pill, click_tile, outline_over, tile_outlined, type_sentence, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -60,6 +60,27 @@ def test_the_query_row_outline_moves_over_the_head_view_without_redrawing_it(app
     page.wait_for_selector('text="bank" in every head of layer 1')
     outline_over(page, "att_head_view", 3)  # row 3: "bank"
     assert head_view.locator(".js-plotly-plot").evaluate("gd => gd.__drawn_once === true")  # not drawn again
+
+
+def test_click_a_head_in_the_model_view_to_read_it_in_the_head_view(app_server, page):
+    page.goto(app_server + "/attention")
+    page.wait_for_selector('text="the" in every head of layer 1')
+    wait_idle(page)
+    model_view = page.locator(".st-key-att_model_view .js-plotly-plot")
+    model_view.evaluate("gd => { gd.__drawn_once = true }")
+    tile_outlined(page, "att_model_view", 0, 0)  # the head view's head: layer 1, head 1
+    # a click near a tile's corner opens it too (its marker carries the hover of the whole tile)
+    click_tile(page, "att_model_view", 2, 4, at=(0.15, 0.85))
+    page.wait_for_selector('[data-testid="stPlotlyChart"] >> text=Layer 3, head 5')
+    page.wait_for_selector('text="the" in every head of layer 3')
+    page.wait_for_function("location.search.includes('att_layer=2') && location.search.includes('att_bhead=4')")
+    tile_outlined(page, "att_model_view", 2, 4)
+    # picking a head below moves the outline; the model view is never drawn again
+    click_pill(page, "Head", "H7")  # a segmented control is a radio group too
+    page.wait_for_selector('[data-testid="stPlotlyChart"] >> text=Layer 3, head 7')
+    wait_idle(page)
+    tile_outlined(page, "att_model_view", 2, 6)
+    assert model_view.evaluate("gd => gd.__drawn_once === true")
 
 
 def test_tokens_that_look_like_markdown_show_as_typed_in_the_batch_table(app_server, page):

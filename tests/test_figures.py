@@ -117,7 +117,7 @@ def test_projector_style_is_bigger():
 def test_model_view_and_lines():
     attn = np.random.default_rng(0).dirichlet(np.ones(3), size=(2, 4, 3))  # (L, H, T, T)
     fig = figures.model_view(attn, ["a", "b", "c"], "T", "M")
-    assert len(fig.data) == 1 and np.asarray(fig.data[0].z).shape == (2 * 4 - 1, 4 * 4 - 1)
+    assert np.asarray(fig.data[0].z).shape == (2 * 4 - 1, 4 * 4 - 1)
     for layer in range(2):
         for head in range(4):
             np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, fig.layout.meta, layer, head),
@@ -125,16 +125,47 @@ def test_model_view_and_lines():
     assert np.isnan(np.asarray(fig.data[0].z, float)[3]).all()  # the blank row between layers
     assert isinstance(json.loads(plotly.io.to_json(fig))["data"][0]["z"], list)  # a small grid: plain lists
     # the grid of a page's default sentences (6 x 12 heads of 14 tokens) stays compact to
-    # send: 4 + 4 x 1 bytes a cell
+    # send: 4 bytes a cell, no hover data (the tiles' markers carry the hover)
     page_size = np.random.default_rng(1).dirichlet(np.ones(14), size=(6, 12, 14))
     spec = json.loads(plotly.io.to_json(figures.model_view(page_size, list("abcdefghijklmn"), "T", "M")))["data"][0]
-    assert spec["z"]["dtype"] == "f4" and spec["customdata"]["dtype"] == "u1"
-    hover = np.asarray(fig.data[0].customdata)
-    assert hover[4 + 2, 3 * 4 + 1].tolist() == [2, 4, 2, 1]  # layer 2, head 4 (from 1); query 2 -> key 1 (positions)
+    assert spec["z"]["dtype"] == "f4" and "customdata" not in spec and spec["hoverinfo"] == "skip"
     with pytest.raises(ValueError):
         figures.model_view(attn, ["a", "b"], "T", "M")
     lines = figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M")
     assert sum(1 for d in lines.data if d.mode == "lines") == 2  # zero weight draws no line
+
+
+def test_a_click_on_a_model_view_tile_opens_its_layer_and_head():
+    # 3 layers x 4 heads of 5 queries x 2 keys: a marker on each tile, whose grid cell
+    # maps back to the tile's layer and head
+    attn = np.random.default_rng(2).dirichlet(np.ones(2), size=(3, 4, 5))
+    fig = figures.model_view(attn, list("abcde"), "T", "M", key_tokens=["x", "y"])
+    grid, tiles = fig.data
+    heads, layers = figures.model_view_heads(fig.layout.meta), figures.model_view_layers(fig.layout.meta)
+    assert heads == [0, 0, -1, 1, 1, -1, 2, 2, -1, 3, 3] and len(layers) == 3 * 6 - 1
+    assert [layers[y] for y in tiles.y] == [0] * 4 + [1] * 4 + [2] * 4
+    assert [heads[x] for x in tiles.x] == [0, 1, 2, 3] * 3
+    assert np.isfinite(np.asarray(grid.z, float)[tiles.y, tiles.x]).all()  # each marker on its tile, not in a gap
+    assert [list(c) for c in tiles.customdata[:5]] == [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1]]  # hover: from 1
+    assert fig.layout.clickmode == "event+select" and fig.layout.dragmode is False
+
+
+def test_model_view_box_outlines_one_tile():
+    attn = np.random.default_rng(3).dirichlet(np.ones(2), size=(3, 4, 5))
+    fig = figures.model_view(attn, list("abcde"), "T", "M", key_tokens=["x", "y"])
+    m, h = fig.layout.margin, fig.layout.height
+    plot = h - m.t - m.b
+    rows, cols = 3 * 6 - 1, 4 * 3 - 1  # the grid: tiles and the blank row or column after each
+    grid = figures.model_view_grid(fig)
+    assert grid["top"] == m.t and grid["height"] == pytest.approx(plot) and (grid["x0"], grid["x1"]) == (0.0, 1.0)
+    box = figures.model_view_box(grid, 1, 2)
+    assert box["top"] == pytest.approx(m.t + plot * 6 / rows) and box["height"] == pytest.approx(plot * 5 / rows)
+    assert (box["x0"], box["x1"]) == (pytest.approx(6 / cols), pytest.approx(8 / cols))
+    last = figures.model_view_box(grid, 2, 3)
+    assert last["top"] + last["height"] == pytest.approx(h - m.b) and last["x1"] == pytest.approx(1.0)
+    for bad in ((3, 0), (0, 4), (-1, 0)):
+        with pytest.raises(ValueError, match="not a tile"):
+            figures.model_view_box(grid, *bad)
 
 
 def test_bar_by_layer():

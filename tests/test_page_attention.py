@@ -274,7 +274,7 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
 def test_model_view_takes_separate_key_tokens():
     attn = np.random.default_rng(0).random((2, 3, 4, 5))
     fig = figures.model_view(attn, list("abcd"), "t", "m", key_tokens=list("vwxyz"))
-    assert len(fig.data) == 1 and fig.layout.meta["keys"] == 5
+    assert len(fig.data) == 2 and fig.layout.meta["keys"] == 5  # the grid and its tiles' markers
     np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, fig.layout.meta, 1, 2),
                                   attn[1, 2].astype(np.float32))
     with pytest.raises(ValueError, match="S = 4 keys"):
