@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("sentences", nargs="+")
     ex.set_defaults(fn=cmd_export)
     fetch.add_parser(sub)
-    rp = sub.add_parser("report", help="the seven experiments as text (and an offline HTML file)")
+    rp = sub.add_parser("report", help="the nine experiments as text (and an offline HTML file)")
     rp.add_argument("--a", default=DEFAULT_A, help="sentence A")
     rp.add_argument("--b", default=DEFAULT_B, help="sentence B")
     rp.add_argument("--word", default=None, help="the word to follow in both sentences (default: the first shared content word)")

@@ -116,6 +116,14 @@ class ModelCurve:
         return self.cosine, self.baseline
 
 
+def curve_rows(curves: Sequence[ModelCurve]) -> list[dict]:
+    """One row per model and layer: model, layer, depth, cosine, baseline and adjusted
+    similarity, rounded to 4 decimals (the comparison's table)."""
+    return [{"model": c.short_label, "layer": n, "depth": round(float(d), 4), "cosine": round(float(cos), 4),
+             "baseline": round(float(b), 4), "adjusted": round(float(adj), 4)}
+            for c in curves for n, d, cos, b, adj in zip(c.layer_names, c.depth, c.cosine, c.baseline, c.adjusted)]
+
+
 def _why_unplaced(out: LayerVectors, row: int, word: int) -> str:
     """Why an aligned run has no token inside word ``word`` of ``row``: its pieces end before
     the word (the length limit), or one piece spans the word and what touches it."""

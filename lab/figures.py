@@ -18,7 +18,7 @@ import re
 import textwrap
 import unicodedata
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -680,6 +680,33 @@ def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projec
                    xaxis={"tickvals": sorted(ticks), "ticktext": ["<br>".join(ticks[d]) for d in sorted(ticks)],
                           "tickfont": {"size": s["tick"]}, "range": [-0.05, 1.05],
                           "title": {"text": "relative depth (0 = input layer, 1 = top layer)"}})
+
+
+def word_curves_chart(curves: Sequence[tuple[int, Any]], adjusted: bool, model_label: str,
+                      projector: bool = False) -> go.Figure:
+    """The cosine of one word's two uses at every layer of several models, each beside its
+    layers' anisotropy baseline (dashed), on the relative-depth axis; or both
+    baseline-adjusted. ``curves``: (colour, ``lab.compare.ModelCurve``) per model."""
+    lines = []
+    for colour, c in curves:
+        values, base = c.lines(adjusted)
+        lines += [DepthLine(f"{c.short_label}: “{c.texts[0]}” vs “{c.texts[1]}”", c.layer_names, c.depth, values,
+                            colour),
+                  DepthLine(f"{c.short_label}: baseline (random words)", c.layer_names, c.depth, base, colour,
+                            dashed=True)]
+    what = "Baseline-adjusted similarity" if adjusted else "Cosine similarity"
+    return depth_chart(lines, f"{what} at every layer of both models", model_label, projector,
+                       y_title="adjusted similarity" if adjusted else "cosine")
+
+
+def sense_chart(tests: Sequence[tuple[int, Any]], model_label: str, projector: bool = False) -> go.Figure:
+    """ROC AUC of the sense pairs at every layer of several models, and chance (0.5), on the
+    relative-depth axis. ``tests``: (colour, ``lab.compare.SenseTest``) per model."""
+    lines = [DepthLine(f"{t.short_label}: ROC AUC", t.layer_names, t.depth, t.auc, colour) for colour, t in tests]
+    lines.append(DepthLine("chance", ["input", "top"], [0.0, 1.0], [0.5, 0.5], 7, dashed=True))
+    n = len(tests[0][1].labels)
+    return depth_chart(lines, f"Same or different sense? ROC AUC per layer over {n} sentence pairs", model_label,
+                       projector, y_title="ROC AUC", y_range=(0.0, 1.05))
 
 
 def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]]], marks: dict[str, float | None],

@@ -1,11 +1,12 @@
-"""``python -m lab report``: the lab's seven experiments, for a terminal or a handout.
+"""``python -m lab report``: the lab's nine experiments, for a terminal or a handout.
 
     python -m lab report [--a TEXT] [--b TEXT] [--word WORD] [--html FILE]
 
 The same numbers the pages show, computed by the same ``lab`` functions on whichever
 models are configured (embedded by default): 1 environment, 2 ELMo inspection, 3 ELMo
 ``default`` vs ``elmo``, 4 the ambiguous word through ELMo's layers, 5 BERT's WordPiece
-inputs and three measures, 6 a minimal seeded Transformer block, 7 padding and its mask.
+inputs and three measures, 6 a minimal seeded Transformer block, 7 padding and its mask,
+8 the word through ELMo and BERT against each layer's anisotropy baseline, 9 the sense test.
 ``build`` returns the sections as data; ``as_text`` prints them as aligned tables and
 ``as_html`` writes one self-contained HTML file (plotly.js inline, so it opens offline)
 with the figures the pages draw.
@@ -98,14 +99,18 @@ def elmo_word(elmo, out, ia: int, ib: int) -> Section:
 
     learned = elmo.mix_weights
     weights, gamma = (learned[0], learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
-    pair = views.word_pair(views.mix(out, weights, gamma), (0, ia), (1, ib))
+    pair = views.word_pair(views.with_context_only(views.mix(out, weights, gamma)), (0, ia), (1, ib))
     title = f'ELMo: cosine of A "{pair.texts[0]}" and B "{pair.texts[1]}" at each layer'
     rows = [[n, _f(c)] for n, c in zip(pair.layer_names, pair.cosine)]
     mix = "the model's learned mix" if learned is not None else "a uniform mix (no learned weights)"
+    groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
     return Section(f"4 · The ambiguous word “{pair.texts[0]}” / “{pair.texts[1]}” through ELMo's layers",
-                   [f"`elmo (mix)` uses {mix}. `word_emb` is context-free: the same word gives 1.0."],
+                   [f"`elmo (mix)` uses {mix}. `word_emb` is context-free: the same word gives 1.0.",
+                    "The context-only rows are not ELMo outputs: at each word, the forward LSTM's state at the "
+                    "word before and the backward LSTM's state at the word after, what the biLM uses to predict "
+                    "the word. They leave the word's own identity out, so they separate senses more."],
                    [Table(["layer", "cosine"], rows)],
-                   [figures.bar_by_layer(pair.layer_names, pair.cosine, title, out.model_label)])
+                   [figures.bar_by_layer(pair.layer_names, pair.cosine, title, out.model_label, groups=groups)])
 
 
 def bert_section(out, ia: int, ib: int) -> Section:
@@ -163,11 +168,61 @@ def block_section(sentences: list[str], seed: int, head: int) -> tuple[Section, 
     return block, padding
 
 
+def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store) -> tuple[Section, Section]:
+    """8: the word through both models on one depth axis, against each layer's anisotropy
+    baseline (``store``: a ``lab.reference.ReferenceStore``); 9: the sense test of both
+    models, and the two sentences' pair among its pairs. As on the ELMo vs BERT page."""
+    from lab import compare, figures, stored
+
+    runs = {"bert": compare.align(bert_out), "elmo": elmo_out}
+    loaded = {"bert": bert, "elmo": elmo}
+    colours = {"bert": 0, "elmo": 1}
+    found, lines = {}, []
+    for family, out in runs.items():
+        baseline = store.baseline(loaded[family])
+        try:
+            found[family] = compare.model_curve(out, (0, ia), (1, ib), "first", baseline.values)
+        except ValueError as exc:
+            lines.append(f"{exc}. Its curve is left out.")
+    labels = " · ".join(m.short_label for m in loaded.values())
+    corpus = store.corpus
+    lines = [f"Reference corpus: {len(corpus.sentences):,} sentences ({corpus.path.split('/')[-1]}). Each layer's "
+             f"baseline is the mean cosine of {baseline.pairs:,} random word pairs from different sentences "
+             "(contextual spaces are anisotropic: Ethayarajh, EMNLP 2019); a cosine near it says the two uses "
+             "are no more alike than two unrelated words. Adjusted: (cos - base) / (1 - base). BERT's word "
+             "vector: its first piece."] + lines
+    rows = compare.curve_rows(list(found.values()))
+    both = Section("8 · ELMo vs BERT: one word, both models, against each layer's baseline", lines,
+                   [Table(list(rows[0]), [[str(v) if isinstance(v, str) else _f(v) for v in r.values()] for r in rows])]
+                   if rows else [],
+                   [figures.word_curves_chart([(colours[f], c) for f, c in found.items()], False, labels)]
+                   if found else [])
+    tests = {f: stored.sense_test(m, f, m.source, "first") for f, m in loaded.items()}
+    n = len(tests["bert"].labels)
+    sense_lines = [f"For each of {n} sentence pairs that share an ambiguous word (bank, bat, spring, ...), the "
+                   "cosine of the word's two vectors; ROC AUC: how often a same-sense pair has a higher cosine "
+                   "than a different-sense pair (0.5 = chance, 1 = always)."]
+    for f, t in tests.items():
+        line = f"{t.short_label}: best at {t.layer_names[t.best]} (ROC AUC {t.auc[t.best]:.3f})."
+        if f in found:
+            p = compare.placed(t, found[f])
+            line += (f" There, the two sentences' pair has cosine {p.cosine:.3f}: above {p.above_same:.0%} of the "
+                     f"same-sense pairs and {p.above_different:.0%} of the different-sense pairs.")
+        sense_lines.append(line)
+    auc = Table(["model", "layer", "depth", "ROC AUC"], [[t.short_label, name, _f(d), _f(a)] for t in tests.values()
+                                                         for name, d, a in zip(t.layer_names, t.depth, t.auc)])
+    senses = Section("9 · The sense test: which layer tells word senses apart?", sense_lines, [auc],
+                     [figures.sense_chart([(colours[f], t) for f, t in tests.items()], labels)])
+    return both, senses
+
+
 def build(a: str, b: str, word: str | None = None, seed: int = 0, head: int = 0,
           bert_source: str | None = None, elmo_source: str | None = None,
-          progress: Callable[[str], None] = lambda _: None) -> list[Section]:
-    """Run the seven experiments on the configured models (or the given sources)."""
-    from lab import models
+          progress: Callable[[str], None] = lambda _: None, store=None) -> list[Section]:
+    """Run the nine experiments on the configured models (or the given sources); ``store``:
+    the ``lab.reference.ReferenceStore`` of the baselines (default: the configured corpus
+    and cache folder)."""
+    from lab import models, reference
 
     progress(f"loading BERT ({bert_source or sources.default_source('bert')})...")
     bert = models.load("bert", bert_source)
@@ -184,8 +239,11 @@ def build(a: str, b: str, word: str | None = None, seed: int = 0, head: int = 0,
         e_ia, e_ib = analysis.default_pair(*words)
         b_ia, b_ib = analysis.default_pair(*bert_out.words)
     block, padding = block_section([a, b], seed, head)
+    progress("comparing the models (baselines over the reference corpus, the sense pairs)...")
+    store = store or reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
+    both, senses = comparison_sections(bert, elmo, bert_out, elmo_out, e_ia, e_ib, store)
     return [environment(bert, elmo, [a, b]), elmo_inspection(elmo, elmo_out), elmo_sentence_vectors(elmo_out),
-            elmo_word(elmo, elmo_out, e_ia, e_ib), bert_section(bert_out, b_ia, b_ib), block, padding]
+            elmo_word(elmo, elmo_out, e_ia, e_ib), bert_section(bert_out, b_ia, b_ib), block, padding, both, senses]
 
 
 # --- rendering ---------------------------------------------------------------------------

@@ -124,21 +124,10 @@ def comparison_chart(found: dict[str, compare.ModelCurve]) -> None:
     """The curves of both models; the baseline toggle reruns this alone."""
     adjusted = state.widget(st.toggle, "cmp_adjusted", "Baseline-adjusted similarity: (cos − base) / (1 − base)",
                             help="0 = as alike as two random words of the reference corpus at that layer; 1 = identical.")
-    lines = []
-    for family, c in found.items():
-        values, base = c.lines(adjusted)
-        lines += [DepthLine(f"{c.short_label}: “{c.texts[0]}” vs “{c.texts[1]}”", c.layer_names, c.depth, values,
-                            COLOURS[family]),
-                  DepthLine(f"{c.short_label}: baseline (random words)", c.layer_names, c.depth, base,
-                            COLOURS[family], dashed=True)]
-    what = "Baseline-adjusted similarity" if adjusted else "Cosine similarity"
-    charts.show(figures.depth_chart(lines, f"{what} at every layer of both models", _labels(),
-                                    fr.projector, y_title="adjusted similarity" if adjusted else "cosine"),
-                key="cmp_curves")
-    table = pd.concat([pd.DataFrame({"model": c.short_label, "layer": c.layer_names, "depth": c.depth.round(4),
-                                     "cosine": c.cosine.round(4), "baseline": c.baseline.round(4),
-                                     "adjusted": c.adjusted.round(4)}) for c in found.values()])
-    show_table(table, key="cmp_table", projector=fr.projector, hide_index=True)
+    charts.show(figures.word_curves_chart([(COLOURS[f], c) for f, c in found.items()], adjusted, _labels(),
+                                          fr.projector), key="cmp_curves")
+    show_table(pd.DataFrame(compare.curve_rows(list(found.values()))), key="cmp_table", projector=fr.projector,
+               hide_index=True)
     st.caption("Dashed: each layer's anisotropy baseline, the mean cosine of random words from different "
                f"sentences of the reference corpus ({baselines['bert'].pairs:,} pairs). A cosine near its "
                "dashed line says the two uses are no more alike than two unrelated words.")
@@ -206,11 +195,7 @@ def sense_section(found: dict[str, compare.ModelCurve]) -> None:
 
 
 def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
-    lines = [DepthLine(f"{t.short_label}: ROC AUC", t.layer_names, t.depth, t.auc, COLOURS[f]) for f, t in tests.items()]
-    lines.append(DepthLine("chance", ["input", "top"], [0.0, 1.0], [0.5, 0.5], 7, dashed=True))
-    n = len(next(iter(tests.values())).labels)
-    charts.show(figures.depth_chart(lines, f"Same or different sense? ROC AUC per layer over {n} sentence pairs",
-                                    _labels(), fr.projector, y_title="ROC AUC", y_range=(0.0, 1.05)),
+    charts.show(figures.sense_chart([(COLOURS[f], t) for f, t in tests.items()], _labels(), fr.projector),
                 key="cmp_senses")
     st.caption("For every pair of sentences that share an ambiguous word (bank, bat, spring, ...), the cosine "
                "of the word's two vectors. ROC AUC: how often a same-sense pair has a higher cosine than a "

@@ -36,6 +36,25 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "browser: real-browser tests (Playwright + Chromium)")
 
 
+SMALL_CORPUS = ROOT / "tests" / "fixtures" / "small_corpus.txt"  # also the browser tests' corpus
+
+
+@pytest.fixture(scope="module")
+def small_corpus(tmp_path_factory):
+    """The reference corpus for a module's tests: a small one (baselines and indices in
+    seconds, not the shipped corpus's minutes) in a fresh cache folder, also set for the
+    app and the command line (``LAB_REFERENCE_CORPUS``, ``LAB_CACHE_DIR``). Yields its
+    ``ReferenceStore``."""
+    from lab import reference
+
+    folder = tmp_path_factory.mktemp("reference")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("LAB_REFERENCE_CORPUS", str(SMALL_CORPUS))
+    mp.setenv("LAB_CACHE_DIR", str(folder / "cache"))
+    yield reference.ReferenceStore(reference.load_corpus(str(SMALL_CORPUS)), folder / "cache")
+    mp.undo()
+
+
 @pytest.fixture(scope="session")
 def embedded_bert():
     from lab.models.bert import load_bert

@@ -18,17 +18,8 @@ from tests.specs import chart, tables, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
-CORPUS = ROOT / "tests" / "fixtures" / "small_corpus.txt"  # also the browser tests' corpus
 
-
-@pytest.fixture(scope="module", autouse=True)
-def small_corpus(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("compare")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("LAB_REFERENCE_CORPUS", str(CORPUS))
-    mp.setenv("LAB_CACHE_DIR", str(folder / "cache"))
-    yield reference.ReferenceStore(reference.load_corpus(str(CORPUS)), folder / "cache")
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("small_corpus")  # tests/conftest.py: the small reference corpus
 
 
 @pytest.fixture(scope="module")

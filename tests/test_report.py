@@ -1,28 +1,31 @@
-"""`python -m lab report`: the seven experiments, with numbers equal to lab's."""
+"""`python -m lab report`: the nine experiments, with numbers equal to lab's."""
 
 import re
 
 import numpy as np
 import pytest
 
-from lab import analysis, models, report, views
+from lab import analysis, compare, models, report, senses, views
 from lab.__main__ import main
 from lab.tokenize import split_words
 
 A, B = report.DEFAULT_A, report.DEFAULT_B
 
 
+pytestmark = pytest.mark.usefixtures("small_corpus")  # tests/conftest.py: the small reference corpus
+
+
 @pytest.fixture(scope="module")
-def sections():
-    return report.build(A, B, word="bank")
+def sections(small_corpus):
+    return report.build(A, B, word="bank", store=small_corpus)
 
 
 def table_of(section, first_header: str) -> report.Table:
     return next(t for t in section.tables if t.header[0] == first_header)
 
 
-def test_seven_sections_in_order(sections):
-    assert [s.title.split(" · ")[0] for s in sections] == [str(i) for i in range(1, 8)]
+def test_nine_sections_in_order(sections):
+    assert [s.title.split(" · ")[0] for s in sections] == [str(i) for i in range(1, 10)]
     assert "tensorflow" in [r[0] for r in table_of(sections[0], "package").rows]
 
 
@@ -36,8 +39,17 @@ def test_elmo_numbers_are_labs(sections):
     ia, ib = split_words(A).index("bank"), split_words(B).index("bank")
     pair = views.word_pair(views.mix(out, [0, 0, 0], 1.0), (0, ia), (1, ib))
     printed = {r[0]: float(r[1]) for r in table_of(sections[3], "layer").rows}
-    np.testing.assert_allclose(list(printed.values()), pair.cosine, atol=1e-4)
+    np.testing.assert_allclose([printed[n] for n in pair.layer_names], pair.cosine, atol=1e-4)
     assert printed["word_emb"] == 1.0
+    # the context-only rows, as on the ELMo page: at "bank" (A's word 2), the forward half
+    # of lstm_outputs2 at word 1 and its backward half at word 3
+    both = views.word_pair(views.with_context_only(views.mix(out, [0, 0, 0], 1.0)), (0, ia), (1, ib))
+    assert list(printed) == both.layer_names and list(printed)[-2:] == list(views.CONTEXT_LAYERS)
+    half = out.layer("lstm_outputs2").shape[-1] // 2
+    l2a, l2b = out.layer("lstm_outputs2")[0], out.layer("lstm_outputs2")[1]
+    by_hand = analysis.cosine(np.concatenate([l2a[ia - 1, :half], l2a[ia + 1, half:]]),
+                              np.concatenate([l2b[ib - 1, :half], l2b[ib + 1, half:]]))
+    assert printed[list(views.CONTEXT_LAYERS)[-1]] == pytest.approx(by_hand, abs=1e-4)
 
 
 def test_bert_numbers_are_labs(sections, embedded_bert):
@@ -48,6 +60,28 @@ def test_bert_numbers_are_labs(sections, embedded_bert):
     np.testing.assert_allclose(printed, [m.pooled, m.token, m.mean_content], atol=1e-4)
     tokens = table_of(sections[4], "A: position").rows[0][1:]
     assert tokens[:4] == ["[CLS]", "the", "central", "bank"] and tokens[-1] == "[PAD]"
+
+
+def test_comparison_numbers_are_the_compare_pages(sections, small_corpus, embedded_bert):
+    elmo = models.load("elmo")
+    runs = {"bert": compare.align(embedded_bert.run([A, B])), "elmo": models.embed(elmo, [A, B])}
+    ia, ib = split_words(A).index("bank"), split_words(B).index("bank")
+    loaded = {"bert": embedded_bert, "elmo": elmo}
+    want = [compare.model_curve(out, (0, ia), (1, ib), "first", small_corpus.baseline(loaded[f]).values)
+            for f, out in runs.items()]
+    table = table_of(sections[7], "model")
+    assert table.header == ["model", "layer", "depth", "cosine", "baseline", "adjusted"]
+    assert [r[1] for r in table.rows] == want[0].layer_names + want[1].layer_names
+    printed = np.array([[float(v) for v in r[2:]] for r in table.rows])
+    np.testing.assert_allclose(printed, [[d, c, b, a] for w in want for d, c, b, a in
+                                         zip(w.depth, w.cosine, w.baseline, w.adjusted)], atol=1e-4)
+    assert f"{len(small_corpus.corpus.sentences):,} sentences" in sections[7].lines[0]
+    # the sense test: every layer's ROC AUC, and each model's best layer named
+    aucs = table_of(sections[8], "model")
+    tests = [compare.run_sense_test(m, senses.sense_pairs(), senses.roc_auc) for m in loaded.values()]
+    np.testing.assert_allclose([float(r[3]) for r in aucs.rows], np.concatenate([t.auc for t in tests]), atol=1e-4)
+    for t in tests:
+        assert any(line.startswith(f"{t.short_label}: best at {t.layer_names[t.best]} ") for line in sections[8].lines)
 
 
 def test_padding_section_checks_the_mask(sections):
@@ -67,13 +101,13 @@ def test_cli_writes_a_self_contained_html_file(tmp_path, capsys):
     path = tmp_path / "report.html"
     assert main(["report", "--a", "We sat on the <b>river</b> bank.", "--word", "bank", "--html", str(path)]) == 0
     out = capsys.readouterr()
-    assert "7 · Padding and the mask" in out.out and "loading BERT" in out.err
+    assert "7 · Padding and the mask" in out.out and "9 · The sense test" in out.out and "loading BERT" in out.err
     page = path.read_text(encoding="utf-8")
-    assert page.count("<h2>") == 7
+    assert page.count("<h2>") == 9
     assert "&lt;b&gt;river&lt;/b&gt;" in page and "<b>river</b>" not in page  # text, never markup
     assert not re.search(r"<script[^>]*\bsrc=", page)  # plotly.js is inline: the file opens offline
     assert "plotly.js v" in page
-    assert page.count("Plotly.newPlot") == 3 and len(page) > 3_000_000
+    assert page.count("Plotly.newPlot") == 5 and len(page) > 3_000_000
 
 
 def test_cli_says_when_the_word_is_missing(capsys):
