@@ -177,20 +177,20 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     runs = {"bert": compare.align(bert_out), "elmo": elmo_out}
     loaded = {"bert": bert, "elmo": elmo}
     colours = {"bert": 0, "elmo": 1}
-    found, lines = {}, []
+    baselines = {f: store.baseline(m) for f, m in loaded.items()}
+    corpus = store.corpus
+    lines = [f"Reference corpus: {len(corpus.sentences):,} sentences ({corpus.path.split('/')[-1]}). Each layer's "
+             f"baseline is the mean cosine of {baselines['bert'].pairs:,} random word pairs from different "
+             "sentences (contextual spaces are anisotropic: Ethayarajh, EMNLP 2019); a cosine near it says the "
+             "two uses are no more alike than two unrelated words. Adjusted: (cos - base) / (1 - base). BERT's "
+             "word vector: its first piece."]
+    found = {}
     for family, out in runs.items():
-        baseline = store.baseline(loaded[family])
         try:
-            found[family] = compare.model_curve(out, (0, ia), (1, ib), "first", baseline.values)
+            found[family] = compare.model_curve(out, (0, ia), (1, ib), "first", baselines[family].values)
         except ValueError as exc:
             lines.append(f"{exc}. Its curve is left out.")
     labels = " · ".join(m.short_label for m in loaded.values())
-    corpus = store.corpus
-    lines = [f"Reference corpus: {len(corpus.sentences):,} sentences ({corpus.path.split('/')[-1]}). Each layer's "
-             f"baseline is the mean cosine of {baseline.pairs:,} random word pairs from different sentences "
-             "(contextual spaces are anisotropic: Ethayarajh, EMNLP 2019); a cosine near it says the two uses "
-             "are no more alike than two unrelated words. Adjusted: (cos - base) / (1 - base). BERT's word "
-             "vector: its first piece."] + lines
     rows = compare.curve_rows(list(found.values()))
     both = Section("8 · ELMo vs BERT: one word, both models, against each layer's baseline", lines,
                    [Table(list(rows[0]), [[str(v) if isinstance(v, str) else _f(v) for v in r.values()] for r in rows])]
@@ -286,13 +286,15 @@ def as_html(sections: list[Section], title: str = "Context Lab report") -> str:
         parts += [f"<p>{html.escape(line)}</p>" for line in s.lines]
         for t in s.tables:
             head = "".join(f"<th>{html.escape(c)}</th>" for c in t.header)
-            body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows)
+            body = "".join("<tr>" + "".join(f"<td class='n'>{html.escape(c)}</td>" if _numeric(c) else
+                                            f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows)
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         for fig in s.figures:
             parts.append(fig.to_html(full_html=False, include_plotlyjs=js, config={"displaylogo": False}))
             js = False
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;margin:1em 0;font-size:.9em;display:block;overflow-x:auto}"
-             "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}")
+             "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}"
+             "td.n{text-align:right;font-variant-numeric:tabular-nums}")  # numbers line up, as in the text
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body><h1>{html.escape(title)}</h1>{''.join(parts)}</body></html>\n")

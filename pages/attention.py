@@ -163,9 +163,9 @@ minimal_block()
 # a resource: the figure itself (never mutated), not an unpickled copy (~35 ms a click)
 @st.cache_resource(show_spinner=False, max_entries=16)
 def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
-    """The small multiples, cached: building L x H subplots takes about half a second, and
-    clicking a token or a head must not rebuild them. With them, where their grid lies
-    (``figures.model_view_grid``, read from the figure's layout)."""
+    """The small multiples, cached: clicking a token or a head must not rebuild them. With
+    them, where their grid lies (``figures.model_view_grid``, read from the figure's
+    layout: about 1 ms)."""
     fig = figures.model_view(attn, query_tokens, title, model_label, projector, key_tokens=key_tokens)
     return fig, figures.model_view_grid(fig, projector)
 

@@ -105,6 +105,7 @@ def test_cli_writes_a_self_contained_html_file(tmp_path, capsys):
     page = path.read_text(encoding="utf-8")
     assert page.count("<h2>") == 9
     assert "&lt;b&gt;river&lt;/b&gt;" in page and "<b>river</b>" not in page  # text, never markup
+    assert re.search(r"<td class='n'>0\.\d{4}</td>", page) and "<td>layer 6</td>" in page  # numbers right-aligned
     assert not re.search(r"<script[^>]*\bsrc=", page)  # plotly.js is inline: the file opens offline
     assert "plotly.js v" in page
     assert page.count("Plotly.newPlot") == 5 and len(page) > 3_000_000
