@@ -276,6 +276,34 @@ def self_similarity_from_sums(unit_sum: np.ndarray, square_sum: np.ndarray, k: i
     return (np.einsum("nc,nc->n", total, total) - np.asarray(square_sum, np.float64)) / (k * (k - 1))
 
 
+def principal_plane(rows: np.ndarray, orient: int = -1, least: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(K, C) vectors -> their coordinates (K, 2) on their first two principal components
+    (centred, float64), and the share of the total variance along each.
+
+    A component's sign is arbitrary; each is turned so that row ``orient`` (default: the
+    last) lies on its negative side (or at 0), so that a view stays the same way round
+    from one layer to the next. Fewer than two components (one row, rows that vary along
+    one direction only, or whose spread along a direction, its root mean square, is
+    ``least`` or less: rounding) give 0 on the missing axis and a share of 0.
+    """
+    x = np.asarray(rows, np.float64)
+    if x.ndim != 2 or len(x) < 1:
+        raise ValueError(f"principal_plane needs (K, C) rows, got shape {x.shape}")
+    centred = x - x.mean(axis=0)
+    _, singular, axes = np.linalg.svd(centred, full_matrices=False)
+    coords = np.zeros((len(x), 2))
+    explained = np.zeros(2)
+    total = float(np.sum(singular ** 2))
+    for k in range(min(2, len(singular))):
+        if singular[k] <= max(_EPS * max(1.0, singular[0]), least * np.sqrt(len(x))):
+            break
+        coords[:, k] = centred @ axes[k]
+        if coords[orient, k] > 0:
+            coords[:, k] *= -1
+        explained[k] = singular[k] ** 2 / total
+    return coords, explained
+
+
 def top_k(unit_rows: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` rows most similar to ``query`` by cosine: (M, C) unit rows, (C,) -> indices, cosines.
 

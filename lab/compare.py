@@ -24,6 +24,10 @@ from lab.tokenize import word_spans
 from lab.vectors import LayerVectors
 
 MIN_OCCURRENCES = 5  # fewer contexts in the corpus: too rare for a self-similarity
+# Below this spread (root mean square, in unit-vector lengths) the uses of a word do not
+# differ: the index stores its unit vectors as float16 (a few 1e-4 of rounding), and a
+# character layer gives every use of a word one vector
+STORAGE_NOISE = 0.01
 NEIGHBOURS = 8
 
 
@@ -103,6 +107,7 @@ class ModelCurve:
     baseline: np.ndarray  # (N,): the anisotropy baseline of each layer
     texts: tuple[str, str]
     vectors_a: np.ndarray  # (N, C): word A's vector at each layer (the neighbour query)
+    vectors_b: np.ndarray  # (N, C): word B's
 
     @property
     def adjusted(self) -> np.ndarray:
@@ -157,7 +162,7 @@ def model_curve(out: LayerVectors, a: tuple[int, int], b: tuple[int, int], pool:
     if baseline.shape != pair.cosine.shape:
         raise ValueError(f"{len(baseline)} baselines for {len(pair.cosine)} layers")
     return ModelCurve(out.model_label, out.short_label, pair.layer_names, depth(len(pair.layer_names)),
-                      pair.cosine, baseline, pair.texts, pair.vectors[0])
+                      pair.cosine, baseline, pair.texts, pair.vectors[0], pair.vectors[1])
 
 
 # --- 3. nearest neighbours in context ------------------------------------------------------------
@@ -193,6 +198,52 @@ def same_word(found: Sequence[Neighbour], word: str) -> int:
     """How many of the neighbours ``found`` are uses of ``word`` itself (case aside): a layer
     whose nearest occurrences are other words groups by something other than the word."""
     return sum(n.word.casefold() == word.casefold() for n in found)
+
+
+@dataclass(frozen=True)
+class UseMap:
+    """Every use of one word in the corpus at one layer, and the two selected uses (A's and
+    B's), placed in the plane of their first two principal components."""
+
+    word: str
+    layer_name: str
+    points: np.ndarray  # (U, 2): the corpus's uses
+    sentences: list[int]  # (U,): the corpus sentence of each use
+    words: list[int]  # (U,): its word index in that sentence
+    yours: np.ndarray  # (2, 2): A's use, then B's (A's on the left of the first axis)
+    explained: np.ndarray  # (2,): the share of the variance along each axis
+
+
+def use_map(index, corpus, word: str, vector_a: np.ndarray, vector_b: np.ndarray,
+            least: int = MIN_OCCURRENCES) -> UseMap | None:
+    """The uses of ``word`` (case-blind) among the rows of ``index`` (a
+    ``lab.reference.LayerIndex`` built from ``corpus``, a ``lab.reference.Corpus``) and the
+    two selected uses (their vectors at the index's layer), on their principal plane (of
+    the unit vectors: the geometry of cosines); None with fewer than ``least`` uses."""
+    folded = word.casefold()
+    candidates = np.flatnonzero(np.isin(index.rows, corpus.containing(word)))
+    uses = [int(i) for i in candidates if corpus.words[index.rows[i]][index.words[i]].casefold() == folded]
+    if len(uses) < least:
+        return None
+    units = np.asarray(index.unit[uses], np.float64)
+    yours = analysis.unit(np.stack([vector_a, vector_b]))
+    coords, explained = analysis.principal_plane(np.vstack([units, yours]), orient=len(units), least=STORAGE_NOISE)
+    return UseMap(word, index.layer_name, coords[:-2], [int(index.rows[i]) for i in uses],
+                  [int(index.words[i]) for i in uses], coords[-2:], explained)
+
+
+def in_context(sentence: str, word: int, room: int = 40) -> tuple[str, str, str]:
+    """Word ``word`` of ``sentence`` (a ``split_words`` index) with the text before and after
+    it, each cut to about ``room`` characters at a space (an ellipsis where cut)."""
+    text, s, e = word_spans(sentence)[word]
+    before, after = sentence[:s], sentence[e:]
+    if len(before) > room:
+        cut = before.find(" ", len(before) - room)
+        before = "…" + before[cut if cut >= 0 else len(before) - room:]
+    if len(after) > room:
+        cut = after.rfind(" ", 0, room)
+        after = after[:cut if cut > 0 else room] + " …"
+    return before, text, after
 
 
 # --- 4. the sense test ---------------------------------------------------------------------------

@@ -29,6 +29,8 @@ OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "
 
 
 OUTLINE = OKABE_ITO[1]  # the selection's outline (vermilion)
+USE_MAP_SPAN = 0.5  # the least width of a use map's axes, in unit-vector distances
+USES = "#8C8C8C"  # the corpus's uses of a word (use_map_chart): a neutral grey beside the selected uses' colours
 
 
 def outline_width(projector: bool = False) -> float:
@@ -64,11 +66,12 @@ def tick_label(text: str) -> str:
     return text if len(text) <= TICK_CHARS else text[: TICK_CHARS - 1] + "…"
 
 
-def _title(title: str, model_label: str, projector: bool = False) -> dict:
+def _title(title: str, model_label: str, projector: bool = False, width: float = 1.0) -> dict:
     # The model line is the caption every view must carry: wrap it to the figure's width
-    # (fewer characters fit a line in projector type) rather than cut it off; the title
-    # too, in its larger type.
-    chars = style(projector)["title_chars"]
+    # (fewer characters fit a line in projector type, or in a chart given ``width``, a
+    # share of the page's chart width) rather than cut it off; the title too, in its
+    # larger type.
+    chars = int(style(projector)["title_chars"] * width)
     heading = "<br>".join(label(line) for line in textwrap.wrap(title, width=int(chars * 0.65)))
     lines = textwrap.wrap(f"Model: {model_label}", width=chars)[:3]
     model = "<br>".join(f"<sup>{label(line)}</sup>" for line in lines)
@@ -154,18 +157,19 @@ MAX_HEIGHT = 1400  # px: a figure no taller than about a screen and a half
 
 def _figure(traces: list, title: str, model_label: str, projector: bool, margin_top: int = 0,
             margin_right: int = 10, numeric_axes: Sequence[str] = (), plot_height: int = 0,
-            **layout) -> go.Figure:
+            width: float = 1.0, **layout) -> go.Figure:
     """The figure of ``traces`` with the common layout (title and model line, type sizes,
     margins, the look of ``_look``) plus ``layout``, built in one go: each
     ``update_layout`` / ``update_xaxes`` / ``add_shape`` on a built figure goes through
     Plotly's batch-update machinery again (most of a figure's build time before). Margins
     fit the tick labels (``_fit_margins``; ``numeric_axes`` names the axes whose ticks are
     numbers); ``plot_height``: the least height of the plot between the margins (the
-    figure grows to hold it, up to ``MAX_HEIGHT``). Small arrays go as plain lists and the
-    layout carries a ``datarevision`` (``_plain``, ``_data_revision``), so that the browser
-    draws the figure once."""
+    figure grows to hold it, up to ``MAX_HEIGHT``); ``width``: the share of the page's
+    chart width the figure gets (a column's), for wrapping its title. Small arrays go as
+    plain lists and the layout carries a ``datarevision`` (``_plain``, ``_data_revision``),
+    so that the browser draws the figure once."""
     s = style(projector)
-    head = _title(title, model_label, projector)
+    head = _title(title, model_label, projector, width)
     head["font"] = {"size": s["title"]}
     n_lines = head["text"].count("<br>")
     layout = {
@@ -707,6 +711,36 @@ def sense_chart(tests: Sequence[tuple[int, Any]], model_label: str, projector: b
     n = len(tests[0][1].labels)
     return depth_chart(lines, f"Same or different sense? ROC AUC per layer over {n} sentence pairs", model_label,
                        projector, y_title="ROC AUC", y_range=(0.0, 1.05))
+
+
+def use_map_chart(m, hover: Sequence[tuple[str, str, str]], texts: tuple[str, str], title: str, model_label: str,
+                  projector: bool = False, width: float = 1.0) -> go.Figure:
+    """A ``lab.compare.UseMap``: the corpus's uses of a word as dots (``hover``: each one's
+    text before, word, text after; the word in bold) and the two selected uses as stars
+    (``texts``: A's word and B's), on the first two principal components; the axis titles
+    give the share of the variance along each (an axis along which nothing varies says
+    so). ``width``: the share of the page's chart width it gets (``_figure``)."""
+    s = style(projector)
+    shown = [f"{label(before)}<b>{label(word)}</b>{label(after)}" for before, word, after in hover]
+    traces = [go.Scatter(x=m.points[:, 0], y=m.points[:, 1], mode="markers", name=f"“{label(m.word)}” in the corpus",
+                         text=shown, hovertemplate="%{text}<extra></extra>",
+                         marker={"size": s["marker"], "color": USES, "opacity": 0.8})]
+    for side, name in enumerate("AB"):
+        traces.append(go.Scatter(
+            x=[m.yours[side, 0]], y=[m.yours[side, 1]], mode="markers", name=f"{name}: “{label(texts[side])}”",
+            marker={"size": s["marker"] * 2.4, "symbol": "star", "color": OKABE_ITO[side],
+                    "line": {"width": 1, "color": OKABE_ITO[7]}},
+            hovertemplate=f"sentence {name}'s “{label(texts[side])}”<extra></extra>"))
+    # both axes alike and at least USE_MAP_SPAN wide (distances between unit vectors run to
+    # 2): uses that do not differ (a character layer's, stored to float16) stay one blob
+    # instead of their rounding being stretched over the chart
+    half = max(USE_MAP_SPAN / 2, 1.1 * float(np.abs(np.vstack([m.points, m.yours])).max(initial=0.0)))
+    shares = [f"{share:.0%}" if share > 0 else "no spread" for share in m.explained]
+    axes = {f"{a}axis": {"title": {"text": f"component {k + 1} ({shares[k]})"}, "showticklabels": False,
+                         "showgrid": False, "zeroline": False, "range": [-half, half]}  # places, not values
+            for k, a in enumerate("xy")}
+    return _figure(traces, title, model_label, projector, showlegend=True, legend={"orientation": "h"},
+                   height=s["height"] + 40, width=width, **axes)
 
 
 def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]]], marks: dict[str, float | None],

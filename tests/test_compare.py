@@ -207,6 +207,69 @@ def test_same_word_counts_the_uses_of_the_word_itself():
     assert compare.same_word([], "bank") == 0
 
 
+def test_principal_plane_is_the_projection_on_the_top_two_directions():
+    rng = np.random.default_rng(4)
+    # rows that vary along axis 2 (widely) and axis 4, uncorrelated, and along nothing else
+    wide = rng.normal(size=40)
+    wide -= wide.mean()
+    narrow = rng.normal(size=40)
+    narrow -= narrow.mean() + wide * (narrow @ wide) / (wide @ wide)
+    x = 3.0 + np.outer(5 * wide / wide.std(), np.eye(6)[2]) + np.outer(2 * narrow / narrow.std(), np.eye(6)[4])
+    coords, explained = analysis.principal_plane(x)
+    centred = x - x.mean(axis=0)
+    np.testing.assert_allclose(np.abs(coords[:, 0]), np.abs(centred[:, 2]), atol=1e-9)  # the widest direction first
+    np.testing.assert_allclose(np.abs(coords[:, 1]), np.abs(centred[:, 4]), atol=1e-9)
+    np.testing.assert_allclose(explained, [25 / 29, 4 / 29])
+    total = np.sum(centred ** 2)
+    np.testing.assert_allclose(explained, [np.sum(coords[:, 0] ** 2) / total, np.sum(coords[:, 1] ** 2) / total])
+    assert explained[0] > explained[1] and explained.sum() <= 1
+    assert coords[-1, 0] <= 0 and coords[-1, 1] <= 0  # the last row on the negative side of both
+    flipped, _ = analysis.principal_plane(x, orient=0)
+    assert flipped[0, 0] <= 0 and flipped[0, 1] <= 0
+    np.testing.assert_allclose(np.abs(flipped), np.abs(coords))  # the same plane, turned
+    coarse, kept = analysis.principal_plane(x, least=3.0)  # a spread of 2 along axis 4 counts as none
+    np.testing.assert_allclose(coarse[:, 0], coords[:, 0])
+    np.testing.assert_allclose(kept, [25 / 29, 0])
+    assert not coarse[:, 1].any()
+    same, none = analysis.principal_plane(np.ones((5, 3)))  # no spread: every row at the origin
+    assert not same.any() and not none.any()
+    line, shares = analysis.principal_plane(np.outer(np.arange(4.0), [1.0, 2.0]))  # one direction only
+    assert not line[:, 1].any() and shares.tolist() == [1.0, 0.0]
+    with pytest.raises(ValueError):
+        analysis.principal_plane(np.ones(3))
+
+
+def test_use_map_places_the_corpus_uses_of_a_word_and_yours(corpus, tmp_path):
+    m = FakeElmo()
+    store = reference.ReferenceStore(corpus, tmp_path)
+    ix = store.index(m, 1)
+    out = m.run([["the", "Bank", "raised", "rates"], ["we", "sat", "on", "the", "river", "bank"]])
+    a, b = out.layers[1, 0, 1], out.layers[1, 1, 5]
+    got = compare.use_map(ix, corpus, "BANK", a, b, least=2)
+    uses = [(s, w) for s, sent in enumerate(corpus.sentences) for w, word in enumerate(sent.split()) if word == "bank"]
+    assert list(zip(got.sentences, got.words)) == uses  # every use of the word, case aside, and nothing else
+    assert got.points.shape == (len(uses), 2) and got.yours.shape == (2, 2) and got.layer_name == "context"
+    # the plane of the unit vectors (stored as float16): distances between uses survive
+    rows = [int(np.flatnonzero((ix.rows == s) & (ix.words == w))[0]) for s, w in uses]
+    units = np.vstack([ix.unit[rows].astype(np.float64), analysis.unit(np.stack([a, b]))])
+    coords, explained = analysis.principal_plane(units, orient=len(rows))
+    np.testing.assert_allclose(np.vstack([got.points, got.yours]), coords)
+    np.testing.assert_allclose(got.explained, explained)
+    assert got.yours[0, 0] <= 0  # A's use on the left, whatever the layer
+    assert compare.use_map(ix, corpus, "bank", a, b, least=len(uses) + 1) is None  # too few uses
+    # a context-free layer gives every use one vector: no spread, only float16 rounding
+    flat = compare.use_map(store.index(m, 0), corpus, "bank", out.layers[0, 0, 1], out.layers[0, 1, 5], least=2)
+    assert not flat.points.any() and not flat.yours.any() and not flat.explained.any()
+    assert compare.use_map(ix, corpus, "zebra", a, b, least=1) is None
+
+
+def test_in_context_cuts_long_sides_at_a_space():
+    sentence = "one two three four five six seven bank eight nine ten eleven twelve thirteen"
+    before, word, after = compare.in_context(sentence, 7, room=12)
+    assert word == "bank" and before == "… six seven " and after == " eight nine …"
+    assert compare.in_context("the bank", 1) == ("the ", "bank", "")  # short sides stay whole
+
+
 def test_memory_budget_drops_the_least_recent_layer(corpus, tmp_path):
     m = FakeElmo()
     store = reference.ReferenceStore(corpus, tmp_path, budget=1)

@@ -184,7 +184,34 @@ def _every_kind_of_figure() -> list[go.Figure]:
         figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M"),
         figures.depth_chart([figures.DepthLine("m", ["e", "1"], [0.0, 1.0], [1.0, 0.5])], "T", "M"),
         figures.pair_strip({"m": {"same sense": ([0.5], ["x"]), "different sense": ([0.2], ["y"])}}, {"m": 0.4}, "T", "M"),
+        figures.use_map_chart(_use_map(), [("a ", "bank", " b")] * 3, ("bank", "bank"), "T", "M"),
     ]
+
+
+def _use_map():
+    from lab.compare import UseMap
+
+    return UseMap("bank", "layer 6", np.array([[0.1, 0.2], [0.3, -0.1], [-0.2, 0.0]]), [0, 4, 9], [1, 2, 0],
+                  np.array([[-0.3, 0.1], [0.4, 0.2]]), np.array([0.6, 0.25]))
+
+
+def test_use_map_chart_shows_the_uses_and_yours_as_text():
+    hover = [("we sat <b>by</b> the ", "bank", " <script>x</script>"), ("", "Bank", " rates"), ("a ", "bank", "")]
+    fig = figures.use_map_chart(_use_map(), hover, ("bank", "<i>bank</i>"), "The 3 uses", "M")
+    uses, a, b = fig.data
+    np.testing.assert_array_equal(uses.x, [0.1, 0.3, -0.2])
+    np.testing.assert_array_equal(uses.y, [0.2, -0.1, 0.0])
+    assert uses.text[0] == "we sat &lt;b&gt;by&lt;/b&gt; the <b>bank</b> &lt;script&gt;x&lt;/script&gt;"  # as typed
+    assert (a.x[0], a.y[0], b.x[0], b.y[0]) == (-0.3, 0.1, 0.4, 0.2) and a.marker.symbol == b.marker.symbol == "star"
+    assert b.name == "B: “&lt;i&gt;bank&lt;/i&gt;”"
+    assert fig.layout.xaxis.title.text == "component 1 (60%)" and fig.layout.yaxis.title.text == "component 2 (25%)"
+    assert fig.layout.xaxis.showticklabels is False  # the axes are directions, their numbers mean nothing
+    assert list(fig.layout.xaxis.range) == list(fig.layout.yaxis.range) == pytest.approx([-0.44, 0.44])  # alike, holding all
+    # uses that do not differ (float16 rounding apart) stay one blob, not stretched over the chart
+    tiny = _use_map()
+    tiny = type(tiny)(**{**tiny.__dict__, "points": tiny.points * 1e-4, "yours": tiny.yours * 1e-4})
+    blob = figures.use_map_chart(tiny, hover, ("bank", "bank"), "T", "M")
+    assert list(blob.layout.xaxis.range) == [-figures.USE_MAP_SPAN / 2, figures.USE_MAP_SPAN / 2]
 
 
 def test_figures_carry_their_look_and_no_template():

@@ -10,11 +10,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import analysis, compare, quiz, reference, senses
+from lab.compare import MIN_OCCURRENCES
 from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
 from tests.conftest import ROOT
 from ui.frame import md_escape
-from tests.specs import chart, tables, values
+from tests.specs import chart, chart_keyed, tables, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -126,6 +127,34 @@ def test_neighbours_are_the_true_top_8(models, small_corpus):
         own = sum(line.lower().count("**bank**") for line in shown)
         assert note.startswith(f"{own} of 8 are “bank” itself.")
         assert f"at {c.layer_names[-1]}: cosine {c.baseline[-1]:.3f} on average" in note
+
+
+def test_the_maps_place_every_use_of_the_word_and_yours(models, small_corpus):
+    at = run_page()
+    corpus = small_corpus.corpus
+    uses = [(s, w) for s, words in enumerate(corpus.words) for w, word in enumerate(words) if word.lower() == "bank"]
+    for f, c in curves(models, small_corpus, 2, 6).items():
+        top = len(c.layer_names) - 1
+        spec = chart_keyed(at, f"cmp_uses_{f}")
+        dots, a, b = spec["data"]
+        assert len(values(dots["x"])) == len(uses) >= MIN_OCCURRENCES  # every use, and only those
+        want = compare.use_map(small_corpus.index(models[f], top), corpus, "bank", c.vectors_a[top], c.vectors_b[top])
+        np.testing.assert_allclose(np.stack([values(dots["x"]), values(dots["y"])], axis=1), want.points, atol=1e-9)
+        np.testing.assert_allclose([values(a["x"])[0], values(a["y"])[0], values(b["x"])[0], values(b["y"])[0]],
+                                   want.yours.ravel(), atol=1e-9)
+        assert f"The {len(uses)} uses of “bank” at {c.layer_names[top]}" in spec["layout"]["title"]["text"]
+        assert all("<b>bank</b>" in t.lower() for t in dots["text"])  # each dot's sentence, the word in bold
+    # ELMo's character layer: every "bank" is one vector, which the map and a line say
+    at = run_page(cmp_layer_elmo="0")
+    flat = chart_keyed(at, "cmp_uses_elmo")
+    assert not np.any(values(flat["data"][0]["x"])) and "no spread" in flat["layout"]["xaxis"]["title"]["text"]
+    said = f"At {md_escape('word_emb')} every use of “bank” is one and the same vector"  # Markdown source
+    assert any(c.value.startswith(said) for c in at.caption)
+    # a word the corpus holds too rarely gets a line, not a map
+    at = run_page(a="A zebra grazed near the bank.", b="The zebra slept.")
+    assert not at.exception
+    assert sum("“zebra” has fewer than" in c.value for c in at.caption) == 2
+    assert not [c for c in at.get("plotly_chart") if (c.key or "").startswith("cmp_uses")]
 
 
 def test_self_similarity_and_a_word_absent_from_the_corpus(models, small_corpus):
