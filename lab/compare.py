@@ -188,9 +188,8 @@ def neighbours(index, sentences: Sequence[str], query: np.ndarray, k: int = NEIG
     best, cos = analysis.top_k(index.unit, query, k)
     found = []
     for i, c in zip(best, cos):
-        text = sentences[index.rows[i]]
-        word, s, e = word_spans(text)[index.words[i]]
-        found.append(Neighbour(float(c), int(index.rows[i]), word, text[:s], text[e:]))
+        before, word, after = in_context(sentences[index.rows[i]], index.words[i], room=None)
+        found.append(Neighbour(float(c), int(index.rows[i]), word, before, after))
     return found
 
 
@@ -215,15 +214,15 @@ class UseMap:
 
 
 def use_map(index, corpus, word: str, vector_a: np.ndarray, vector_b: np.ndarray,
-            least: int = MIN_OCCURRENCES) -> UseMap | None:
+            fewest: int = MIN_OCCURRENCES) -> UseMap | None:
     """The uses of ``word`` (case-blind) among the rows of ``index`` (a
     ``lab.reference.LayerIndex`` built from ``corpus``, a ``lab.reference.Corpus``) and the
     two selected uses (their vectors at the index's layer), on their principal plane (of
-    the unit vectors: the geometry of cosines); None with fewer than ``least`` uses."""
+    the unit vectors: the geometry of cosines); None with fewer than ``fewest`` uses."""
     folded = word.casefold()
     candidates = np.flatnonzero(np.isin(index.rows, corpus.containing(word)))
     uses = [int(i) for i in candidates if corpus.words[index.rows[i]][index.words[i]].casefold() == folded]
-    if len(uses) < least:
+    if len(uses) < fewest:
         return None
     units = np.asarray(index.unit[uses], np.float64)
     yours = analysis.unit(np.stack([vector_a, vector_b]))
@@ -232,11 +231,13 @@ def use_map(index, corpus, word: str, vector_a: np.ndarray, vector_b: np.ndarray
                   [int(index.words[i]) for i in uses], coords[-2:], explained)
 
 
-def in_context(sentence: str, word: int, room: int = 40) -> tuple[str, str, str]:
+def in_context(sentence: str, word: int, room: int | None = 40) -> tuple[str, str, str]:
     """Word ``word`` of ``sentence`` (a ``split_words`` index) with the text before and after
-    it, each cut to about ``room`` characters at a space (an ellipsis where cut)."""
+    it, each cut to about ``room`` characters at a space (an ellipsis where cut; None: whole)."""
     text, s, e = word_spans(sentence)[word]
     before, after = sentence[:s], sentence[e:]
+    if room is None:
+        return before, text, after
     if len(before) > room:
         cut = before.find(" ", len(before) - room)
         before = "…" + before[cut if cut >= 0 else len(before) - room:]

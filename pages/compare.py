@@ -168,6 +168,7 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
     st.header("3 · Nearest neighbours in context")
     st.caption(f"The {compare.NEIGHBOURS} word occurrences of the reference corpus nearest to "
                f"“{md_escape(word)}” of sentence A, at a layer of each model.")
+    drawn = []
     for col, (family, c) in zip(st.columns(len(found)), found.items()):
         with col:
             key = f"cmp_layer_{family}"
@@ -183,19 +184,21 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
             st.caption(f"{compare.same_word(found_n, word)} of {len(found_n)} are “{md_escape(word)}” itself. "
                        f"Two random words at {c.layer_names[layer]}: cosine {c.baseline[layer]:.3f} on average "
                        "(the baseline).")
-            _uses(family, c, index, word, layer)
-    st.caption("The maps: every use of the word in the corpus (hover a dot for its sentence) and your two "
-               "(the stars), placed by the two directions along which their vectors at that layer differ "
-               "most (principal components). Uses in like contexts lie close; where a layer tells senses "
-               "apart, each sense's uses gather on a side, and your words join their own.")
+            drawn.append(_uses(family, c, index, word, layer))
+    if any(drawn):
+        st.caption("The maps: every use of the word in the corpus (hover a dot for its sentence) and your two "
+                   "(the stars), placed by the two directions along which their vectors at that layer differ "
+                   "most (principal components). Uses in like contexts lie close; where a layer tells senses "
+                   "apart, each sense's uses gather on a side, and your words join their own.")
 
 
-def _uses(family: str, c: compare.ModelCurve, index, word: str, layer: int) -> None:
-    """The map of the word's uses in the corpus at the neighbours' layer, and yours."""
+def _uses(family: str, c: compare.ModelCurve, index, word: str, layer: int) -> bool:
+    """The map of the word's uses in the corpus at the neighbours' layer, and yours; False
+    where the corpus holds too few of them to draw one."""
     uses = compare.use_map(index, store.corpus, word, c.vectors_a[layer], c.vectors_b[layer])
     if uses is None:
         st.caption(f"“{md_escape(word)}” has fewer than {MIN_OCCURRENCES} uses in the reference corpus: no map.")
-        return
+        return False
     hover = [compare.in_context(store.corpus.sentences[s], w) for s, w in zip(uses.sentences, uses.words)]
     charts.show(figures.use_map_chart(uses, hover, c.texts, f"The {len(hover)} uses of “{word}” at "
                                       f"{c.layer_names[layer]}", c.short_label, fr.projector, width=0.5),
@@ -203,6 +206,7 @@ def _uses(family: str, c: compare.ModelCurve, index, word: str, layer: int) -> N
     if not uses.explained.any():
         st.caption(f"At {md_escape(c.layer_names[layer])} every use of “{md_escape(word)}” is one and the same "
                    "vector: this layer cannot tell them apart.")
+    return True
 
 
 def sense_section(found: dict[str, compare.ModelCurve]) -> None:

@@ -245,7 +245,7 @@ def test_use_map_places_the_corpus_uses_of_a_word_and_yours(corpus, tmp_path):
     ix = store.index(m, 1)
     out = m.run([["the", "Bank", "raised", "rates"], ["we", "sat", "on", "the", "river", "bank"]])
     a, b = out.layers[1, 0, 1], out.layers[1, 1, 5]
-    got = compare.use_map(ix, corpus, "BANK", a, b, least=2)
+    got = compare.use_map(ix, corpus, "BANK", a, b, fewest=2)
     uses = [(s, w) for s, sent in enumerate(corpus.sentences) for w, word in enumerate(sent.split()) if word == "bank"]
     assert list(zip(got.sentences, got.words)) == uses  # every use of the word, case aside, and nothing else
     assert got.points.shape == (len(uses), 2) and got.yours.shape == (2, 2) and got.layer_name == "context"
@@ -256,11 +256,11 @@ def test_use_map_places_the_corpus_uses_of_a_word_and_yours(corpus, tmp_path):
     np.testing.assert_allclose(np.vstack([got.points, got.yours]), coords)
     np.testing.assert_allclose(got.explained, explained)
     assert got.yours[0, 0] <= 0  # A's use on the left, whatever the layer
-    assert compare.use_map(ix, corpus, "bank", a, b, least=len(uses) + 1) is None  # too few uses
+    assert compare.use_map(ix, corpus, "bank", a, b, fewest=len(uses) + 1) is None  # too few uses
     # a context-free layer gives every use one vector: no spread, only float16 rounding
-    flat = compare.use_map(store.index(m, 0), corpus, "bank", out.layers[0, 0, 1], out.layers[0, 1, 5], least=2)
+    flat = compare.use_map(store.index(m, 0), corpus, "bank", out.layers[0, 0, 1], out.layers[0, 1, 5], fewest=2)
     assert not flat.points.any() and not flat.yours.any() and not flat.explained.any()
-    assert compare.use_map(ix, corpus, "zebra", a, b, least=1) is None
+    assert compare.use_map(ix, corpus, "zebra", a, b, fewest=1) is None
 
 
 def test_in_context_cuts_long_sides_at_a_space():
@@ -268,6 +268,7 @@ def test_in_context_cuts_long_sides_at_a_space():
     before, word, after = compare.in_context(sentence, 7, room=12)
     assert word == "bank" and before == "… six seven " and after == " eight nine …"
     assert compare.in_context("the bank", 1) == ("the ", "bank", "")  # short sides stay whole
+    assert compare.in_context(sentence, 7, room=None) == (sentence[:34], "bank", sentence[38:])  # whole
 
 
 def test_memory_budget_drops_the_least_recent_layer(corpus, tmp_path):

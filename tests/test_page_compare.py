@@ -154,6 +154,7 @@ def test_the_maps_place_every_use_of_the_word_and_yours(models, small_corpus):
     at = run_page(a="A zebra grazed near the bank.", b="The zebra slept.")
     assert not at.exception
     assert sum("“zebra” has fewer than" in c.value for c in at.caption) == 2
+    assert not [c for c in at.caption if c.value.startswith("The maps:")]  # no map to explain
     assert not [c for c in at.get("plotly_chart") if (c.key or "").startswith("cmp_uses")]
 
 
