@@ -518,10 +518,11 @@ def model_view(
     The grid is one heatmap whose tiles are separated by a blank row and column (NaN), not
     L * H subplots: it builds in milliseconds instead of about half a second, and the
     browser draws one trace. ``layout.meta`` records the tiling; ``model_view_tile`` cuts
-    one head back out, ``model_view_box`` outlines one. A transparent marker on each tile
-    carries its hover (its layer and head) and the click that opens it (x, y: a column and
-    a row of the grid, read back with ``model_view_heads`` and ``model_view_layers``): the
-    tiles' cells are a few pixels wide, too small to point at one by one.
+    one head back out, ``model_view_grid`` and ``model_view_box`` outline one. A
+    transparent marker on each tile carries its hover (its layer and head) and the click
+    that opens it (x, y: a column and a row of the grid, read back with
+    ``model_view_heads`` and ``model_view_layers``): the tiles' cells are a few pixels
+    wide, too small to point at one by one.
     """
     attn = np.asarray(attn, float)
     keys = tokens if key_tokens is None else key_tokens

@@ -200,7 +200,7 @@ def plain_table(df, **kwargs) -> None:
     would print every float with four, 0.167 as 0.1670 and 41.222712 as 41.2227)."""
     def shown(v):
         return md_escape(v) if isinstance(v, str) else v
-    floats = list(_float_columns(df).values())
+    floats = [values for _, values in _float_columns(df)]
     df = df.map(shown)
     df.index, df.columns = df.index.map(shown), df.columns.map(shown)
     if floats:
@@ -208,10 +208,11 @@ def plain_table(df, **kwargs) -> None:
     st.table(df, **kwargs)
 
 
-def _float_columns(df) -> dict:
-    """``df``'s float columns by name (as the grid names them), as arrays."""
-    return {str(df.columns[c]): df.iloc[:, c].to_numpy() for c in range(df.shape[1])
-            if pd.api.types.is_float_dtype(df.dtypes.iloc[c])}
+def _float_columns(df) -> list[tuple[str, np.ndarray]]:
+    """``df``'s float columns: (name as the grid names it, values), every one even where
+    two share a name."""
+    return [(str(df.columns[c]), df.iloc[:, c].to_numpy()) for c in range(df.shape[1])
+            if pd.api.types.is_float_dtype(df.dtypes.iloc[c])]
 
 
 def decimals(columns, most: int = 6, unrounded: int = 4) -> int:
@@ -236,8 +237,8 @@ def number_formats(df) -> dict:
     rounded the table to (``decimals``), as ``plain_table`` does: the grid would print each
     number as short as it goes, 0.798 under 0.7782 and 0.08 beside 0.0879."""
     floats = _float_columns(df)
-    places = decimals(floats.values())
-    return {name: st.column_config.NumberColumn(format=f"%.{places}f") for name in floats}
+    places = decimals([values for _, values in floats])
+    return {name: st.column_config.NumberColumn(format=f"%.{places}f") for name, _ in floats}
 
 
 def show_table(df, key: str, projector: bool, wrap: bool = False, **kwargs) -> None:
