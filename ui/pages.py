@@ -25,9 +25,10 @@ _BLURBS = {
     "elmo": "What each ELMo layer does to a word, the scalar mix that blends them, and why ELMo vectors "
             "can change from run to run.",
     "attention": "One Transformer block with its padding mask made visible, then every head of a real "
-                 "BERT: click a token to see where it looks.",
+                 "BERT: click a head to read it, a token to see where it looks.",
     "compare": "One word through both models on a shared depth axis, each layer read against its "
-               "anisotropy baseline; nearest neighbours in a reference corpus and the sense test.",
+               "anisotropy baseline; its nearest neighbours and a map of its uses in a reference corpus, "
+               "and the sense test.",
 }
 
 PAGES = tuple(
