@@ -176,7 +176,6 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
 
     runs = {"bert": compare.align(bert_out), "elmo": elmo_out}
     loaded = {"bert": bert, "elmo": elmo}
-    colours = {"bert": 0, "elmo": 1}
     baselines = {f: store.baseline(m) for f, m in loaded.items()}
     corpus = store.corpus
     lines = [f"Reference corpus: {len(corpus.sentences):,} sentences ({corpus.path.split('/')[-1]}). Each layer's "
@@ -195,7 +194,7 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     both = Section("8 · ELMo vs BERT: one word, both models, against each layer's baseline", lines,
                    [Table(list(rows[0]), [[str(v) if isinstance(v, str) else _f(v) for v in r.values()] for r in rows])]
                    if rows else [],
-                   [figures.word_curves_chart([(colours[f], c) for f, c in found.items()], False, labels)]
+                   [figures.word_curves_chart([(compare.COLOURS[f], c) for f, c in found.items()], False, labels)]
                    if found else [])
     tests = {f: stored.sense_test(m, f, m.source, "first") for f, m in loaded.items()}
     n = len(tests["bert"].labels)
@@ -212,7 +211,7 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     auc = Table(["model", "layer", "depth", "ROC AUC"], [[t.short_label, name, _f(d), _f(a)] for t in tests.values()
                                                          for name, d, a in zip(t.layer_names, t.depth, t.auc)])
     senses = Section("9 · The sense test: which layer tells word senses apart?", sense_lines, [auc],
-                     [figures.sense_chart([(colours[f], t) for f, t in tests.items()], labels)])
+                     [figures.sense_chart([(compare.COLOURS[f], t) for f, t in tests.items()], labels)])
     return both, senses
 
 

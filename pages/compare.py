@@ -11,7 +11,7 @@ import streamlit as st
 
 from lab import compare, figures, quiz
 from lab.analysis import default_pair
-from lab.compare import MIN_OCCURRENCES
+from lab.compare import COLOURS, MIN_OCCURRENCES
 from lab.figures import DepthLine
 from lab.models import FAMILY_NAMES
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
@@ -20,7 +20,6 @@ from ui import quiz as quiz_ui
 from ui.frame import frame, md_escape, pill_labels, show_input_messages, show_table
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence, as on the ELMo page
-COLOURS = {"bert": 0, "elmo": 1}
 
 fr = frame("ELMo vs BERT")
 state.register(cmp_wa=-1, cmp_wb=-1, cmp_pool="first", cmp_adjusted=False, cmp_layer_bert=-1, cmp_layer_elmo=-1)
