@@ -176,3 +176,33 @@ def click_tile(pg, chart_key: str, layer: int, head: int, at: tuple[float, float
     tile = chart.evaluate(_OUTLINE_AND_TILE, [layer, head])["tile"]
     pg.mouse.click(tile["left"] + at[0] * (tile["right"] - tile["left"]), tile["top"] + at[1] * tile["height"])
     wait_idle(pg)
+
+
+def record_requests(pg) -> list[str]:
+    """Record what the page asks of the server from now on: the kind of each message it
+    sends over Streamlit's websocket (``BackMsg``: "rerun_script", "backend_operation_request"
+    for a deferred download ...), in order. Call before ``goto``."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    sent: list[str] = []
+
+    def on_frame(payload) -> None:
+        if isinstance(payload, (bytes, bytearray)):
+            sent.append(BackMsg.FromString(bytes(payload)).WhichOneof("type"))
+
+    pg.on("websocket", lambda ws: ws.on("framesent", on_frame))
+    return sent
+
+
+def download(page, click, sent: list[str] | None = None) -> tuple[str, bytes]:
+    """The file a click downloads; with ``sent`` (``record_requests``), also checks that the
+    click ran no script: a rerun is wasted work, and its sweep of unreferenced files can
+    delete the built file before the browser fetches it."""
+    ran = sent.count("rerun_script") if sent is not None else 0
+    with page.expect_download(timeout=60_000) as info:
+        click()
+    d = info.value
+    data = open(d.path(), "rb").read()
+    if sent is not None:
+        assert sent.count("rerun_script") == ran
+    return d.suggested_filename, data

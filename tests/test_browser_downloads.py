@@ -6,28 +6,27 @@ import io
 import numpy as np
 import pytest
 
-from tests.browser import wait_idle
+from tests.browser import download, record_requests, wait_idle
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def bert_page(app_server, page):
+def sent(page) -> list[str]:
+    """What the page asks of the server (``record_requests``), from before it opens."""
+    return record_requests(page)
+
+
+@pytest.fixture
+def bert_page(app_server, page, sent):
     page.goto(app_server + "/bert")
     page.wait_for_selector("text=Three ways to compare the sentences")
     wait_idle(page)
     return page
 
 
-def download(page, click) -> tuple[str, bytes]:
-    with page.expect_download(timeout=60_000) as info:
-        click()
-    d = info.value
-    return d.suggested_filename, open(d.path(), "rb").read()
-
-
-def test_vectors_download_as_the_export_contract(bert_page):
-    name, data = download(bert_page, lambda: bert_page.get_by_role("button", name="Download these vectors").click())
+def test_vectors_download_as_the_export_contract(bert_page, sent):
+    name, data = download(bert_page, lambda: bert_page.get_by_role("button", name="Download these vectors").click(), sent)
     assert name == "bert-vectors.npz"
     z = np.load(io.BytesIO(data), allow_pickle=True)
     assert list(z["tokens"][0][:4]) == ["[CLS]", "the", "central", "bank"]
@@ -35,11 +34,11 @@ def test_vectors_download_as_the_export_contract(bert_page):
     assert list(z["layer_names"])[0] == "embeddings" and "MiniLM" in str(z["model"])
 
 
-def test_a_table_downloads_as_csv(bert_page):
+def test_a_table_downloads_as_csv(bert_page, sent):
     # the WordPiece table of sentence A's button, by its key (Streamlit puts it in the element's class); the
     # first "CSV" button on the page can belong to another table while a section is being redrawn
     button = bert_page.locator(".st-key-wp_A_csv").get_by_role("button", name="CSV", exact=True)
-    name, data = download(bert_page, lambda: button.click())
+    name, data = download(bert_page, lambda: button.click(), sent)
     assert name == "wp_A.csv"
     rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
     assert rows[0][:3] == ["", "0", "1"]  # one column per position
@@ -55,13 +54,13 @@ def test_a_figure_downloads_as_png_named_after_it(bert_page):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
 
 
-def test_the_attention_page_downloads_the_run_it_shows(app_server, page):
+def test_the_attention_page_downloads_the_run_it_shows(app_server, page, sent):
     # packed as one pair: the download runs the model again (a session does not keep the
     # attentions of its run), with the page's sentences and its input mode
     page.goto(app_server + "/attention?att_mode=pair")
     page.wait_for_selector("text=Head view: one layer, one head")
     wait_idle(page)
-    name, data = download(page, lambda: page.get_by_role("button", name="Download these vectors").click())
+    name, data = download(page, lambda: page.get_by_role("button", name="Download these vectors").click(), sent)
     assert name == "bert-pair-attention.npz"
     z = np.load(io.BytesIO(data), allow_pickle=True)
     tokens = list(z["tokens"][0])

@@ -140,8 +140,11 @@ def vectors_button(out, file_stem: str, key: str, label: str = "Download these v
     from lab.vectors import npz_bytes
 
     get = out if callable(out) else lambda: out
+    # on_click="ignore": a download changes nothing shown, so it runs no script. A rerun would
+    # cost a page's CPU and end with Streamlit's sweep of unreferenced files, twice of which
+    # (this rerun's and the next) delete the built file, unmapped, before a slow browser fetches it (a 404)
     st.download_button(label, data=lambda: npz_bytes(get()), file_name=f"{file_stem}.npz",
-                       mime="application/octet-stream", key=key, icon=":material/download:",
+                       mime="application/octet-stream", key=key, icon=":material/download:", on_click="ignore",
                        help=(f"{model}'s vectors: " if model else "")
                        + "tokens, layers (N, B, T, C), mask, layer_names, model (and attentions, "
                          "input_word_ids for BERT): load with numpy.load(..., allow_pickle=True).")

@@ -251,6 +251,7 @@ def show_table(df, key: str, projector: bool, wrap: bool = False, **kwargs) -> N
         plain_table(df, hide_index=kwargs.get("hide_index"))
     else:
         st.dataframe(df, key=key, column_config=number_formats(df), **kwargs)
+    # no rerun on a download (on_click="ignore"): see charts.vectors_button
     st.download_button("CSV", data=lambda: df.to_csv(index=not kwargs.get("hide_index")).encode("utf-8"),
                        file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv", type="tertiary",
-                       icon=":material/download:", help="Download this table as a CSV file")
+                       icon=":material/download:", help="Download this table as a CSV file", on_click="ignore")
