@@ -118,54 +118,57 @@ def click_cell(page, chart_title: str, row: int, col: int, cols: int) -> None:
 
 
 # Where the outline drawn over a chart (ui.charts.outline, a ::after box on the chart's
-# keyed element) lies, and where one cell of its heatmap is (a row or column given by
-# index or by its tick label; no column: the whole row), in page pixels.
-_OUTLINE_AND_CELL = """(el, [row, col]) => {
-  const box = el.getBoundingClientRect(), line = getComputedStyle(el, '::after');
+# keyed element) lies, in page pixels: the start of the functions below, which also find
+# the box it should lie on (as ``target``) from the drawn heatmap.
+_OUTLINE = """const box = el.getBoundingClientRect(), line = getComputedStyle(el, '::after');
   const gd = el.querySelector('.js-plotly-plot'), cells = el.querySelector('g.heatmaplayer image').getBoundingClientRect();
+  const outline = {top: box.top + parseFloat(line.top), height: parseFloat(line.height),
+                   left: box.left + parseFloat(line.left), right: box.right - parseFloat(line.right)};"""
+
+# One cell of a heatmap (a row or column given by index or by its tick label; no column:
+# the whole row).
+_OUTLINE_AND_CELL = """(el, [row, col]) => {
+  """ + _OUTLINE + """
   const ys = gd.layout.yaxis.ticktext, xs = gd.layout.xaxis.ticktext;
   const r = typeof row === 'string' ? ys.indexOf(row) : row;
   const c = col === null ? null : typeof col === 'string' ? xs.indexOf(col) : col;
   const h = cells.height / ys.length, w = cells.width / xs.length;
-  return {outline: {top: box.top + parseFloat(line.top), height: parseFloat(line.height),
-                    left: box.left + parseFloat(line.left), right: box.right - parseFloat(line.right)},
-          cell: {top: cells.top + r * h, height: h, left: c === null ? cells.left : cells.left + c * w,
-                 right: c === null ? cells.right : cells.left + (c + 1) * w},
-          color: line.borderTopColor};
+  return {outline, color: line.borderTopColor,
+          target: {top: cells.top + r * h, height: h, left: c === null ? cells.left : cells.left + c * w,
+                   right: c === null ? cells.right : cells.left + (c + 1) * w}};
 }"""
+
+
+def _outline_on(pg, chart_key: str, script: str, where: list) -> dict:
+    """Run ``script`` on the chart shown under ``chart_key`` and check that its outline lies
+    on the box it found, within 1.5 px; returns what was measured."""
+    found = pg.locator(f".st-key-{chart_key}").evaluate(script, where)
+    for side in ("top", "height", "left", "right"):
+        assert found["outline"][side] == pytest.approx(found["target"][side], abs=1.5), side
+    return found
 
 
 def outline_over(pg, chart_key: str, row: int | str, col: int | str | None = None) -> dict:
     """Check that the outline over the chart shown under ``chart_key`` lies on cell (row,
     col) of its heatmap (the whole row when ``col`` is None), within 1.5 px; returns what
     was measured."""
-    found = pg.locator(f".st-key-{chart_key}").evaluate(_OUTLINE_AND_CELL, [row, col])
-    for side in ("top", "height", "left", "right"):
-        assert found["outline"][side] == pytest.approx(found["cell"][side], abs=1.5), side
-    return found
+    return _outline_on(pg, chart_key, _OUTLINE_AND_CELL, [row, col])
 
 
-# Where the outline over a model view (ui.charts.outline) lies, and where one of its tiles
-# is (from the drawn grid and the figure's tiling, figures.model_view), in page pixels.
+# One tile of a model view (from the drawn grid and the figure's tiling, figures.model_view).
 _OUTLINE_AND_TILE = """(el, [layer, head]) => {
-  const box = el.getBoundingClientRect(), line = getComputedStyle(el, '::after');
-  const gd = el.querySelector('.js-plotly-plot'), grid = el.querySelector('g.heatmaplayer image').getBoundingClientRect();
+  """ + _OUTLINE + """
   const m = gd.layout.meta, rows = m.layers * (m.queries + m.gap) - m.gap, cols = m.heads * (m.keys + m.gap) - m.gap;
-  const h = grid.height / rows, w = grid.width / cols;
-  const top = grid.top + layer * (m.queries + m.gap) * h, left = grid.left + head * (m.keys + m.gap) * w;
-  return {outline: {top: box.top + parseFloat(line.top), height: parseFloat(line.height),
-                    left: box.left + parseFloat(line.left), right: box.right - parseFloat(line.right)},
-          tile: {top, height: m.queries * h, left, right: left + m.keys * w}};
+  const h = cells.height / rows, w = cells.width / cols;
+  const top = cells.top + layer * (m.queries + m.gap) * h, left = cells.left + head * (m.keys + m.gap) * w;
+  return {outline, target: {top, height: m.queries * h, left, right: left + m.keys * w}};
 }"""
 
 
 def tile_outlined(pg, chart_key: str, layer: int, head: int) -> dict:
     """Check that the outline over the model view shown under ``chart_key`` lies on the
     tile of ``layer`` and ``head`` (0-based), within 1.5 px; returns the tile's box."""
-    found = pg.locator(f".st-key-{chart_key}").evaluate(_OUTLINE_AND_TILE, [layer, head])
-    for side in ("top", "height", "left", "right"):
-        assert found["outline"][side] == pytest.approx(found["tile"][side], abs=1.5), side
-    return found["tile"]
+    return _outline_on(pg, chart_key, _OUTLINE_AND_TILE, [layer, head])["target"]
 
 
 def click_tile(pg, chart_key: str, layer: int, head: int, at: tuple[float, float] = (0.5, 0.5)) -> None:
@@ -173,7 +176,7 @@ def click_tile(pg, chart_key: str, layer: int, head: int, at: tuple[float, float
     ``chart_key``, at ``at`` (fractions of its width and height)."""
     chart = pg.locator(f".st-key-{chart_key}")
     chart.scroll_into_view_if_needed()
-    tile = chart.evaluate(_OUTLINE_AND_TILE, [layer, head])["tile"]
+    tile = chart.evaluate(_OUTLINE_AND_TILE, [layer, head])["target"]
     pg.mouse.click(tile["left"] + at[0] * (tile["right"] - tile["left"]), tile["top"] + at[1] * tile["height"])
     wait_idle(pg)
 
