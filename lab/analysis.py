@@ -252,6 +252,25 @@ def mean_pair_cosine(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return (unit[:, pairs[:, 0]] * unit[:, pairs[:, 1]]).sum(-1).mean(axis=1)  # (N, P) -> (N,)
 
 
+def pair_grams(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """What the baseline of any scalar mix of the layers needs: for each pair's words a and
+    b, the dot products a_j·b_k, a_j·a_k and b_j·b_k between layers j and k.
+    (N, M, C), (P, 2) -> (P, 3, N, N) float64 (``mix_baseline``)."""
+    v = np.asarray(vectors, np.float64)
+    a, b = v[:, pairs[:, 0]], v[:, pairs[:, 1]]  # (N, P, C) each
+    return np.stack([np.einsum("jpc,kpc->pjk", x, y) for x, y in ((a, b), (a, a), (b, b))], axis=1)
+
+
+def mix_baseline(grams: np.ndarray, weights) -> float:
+    """The anisotropy baseline of ELMo's scalar mix with ``weights``: the mean over the pairs
+    of cos(sum_j s_j a_j, sum_j s_j b_j), s = softmax(weights), from ``pair_grams`` (exact:
+    a cosine of sums is a ratio of sums of those products; gamma scales both vectors and cancels).
+    (P, 3, N, N), (N,) -> float."""
+    s = softmax(weights)
+    q = np.einsum("j,pijk,k->pi", s, np.asarray(grams, np.float64), s)  # (P, 3): a·b, |a|², |b|²
+    return float((q[:, 0] / np.maximum(np.sqrt(np.maximum(q[:, 1] * q[:, 2], 0.0)), _EPS)).mean())
+
+
 def self_similarity(vectors: np.ndarray) -> np.ndarray:
     """Mean cosine between a word's K vectors (one per context) at each layer: (N, K, C) -> (N,).
 

@@ -343,6 +343,9 @@ def _check_labels(z: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str
         )
 
 
+BASELINE_NAME = "baseline (random words)"
+
+
 def layer_curve(
     layer_names: Sequence[str],
     series: dict[str, Sequence[float]],
@@ -352,19 +355,24 @@ def layer_curve(
     y_title: str = "cosine similarity",
     y_range: tuple[float, float] | None = (-0.2, 1.05),
     x_title: str = "layer",
+    baseline: Sequence[float] | None = None,
 ) -> go.Figure:
     """One line per series over the layers (x = layer names; ``x_title`` names the axis when
-    its steps are something else, such as runs)."""
+    its steps are something else, such as runs); ``baseline``, one value per layer, is
+    drawn dashed in the first series' colour (``BASELINE_NAME``)."""
     s = style(projector)
     traces = []
-    for i, (name, values) in enumerate(series.items()):
+    lines = list(series.items()) + ([(BASELINE_NAME, baseline)] if baseline is not None else [])
+    for i, (name, values) in enumerate(lines):
         values = np.asarray(values, float)
         if values.shape != (len(layer_names),):
             raise ValueError(f"series {name!r} has {values.shape} values for {len(layer_names)} layers")
+        dashed = baseline is not None and i == len(series)
         traces.append(go.Scatter(
             x=list(range(len(layer_names))), y=values, name=label(name), mode="lines+markers",
-            line={"width": s["line"], "color": OKABE_ITO[i % len(OKABE_ITO)]},
-            marker={"size": s["marker"]},
+            line={"width": s["line"] * (0.7 if dashed else 1), "color": OKABE_ITO[0 if dashed else i % len(OKABE_ITO)],
+                  "dash": "dash" if dashed else "solid"},
+            marker={"size": s["marker"] * (0.6 if dashed else 1)},
             hovertemplate="%{text}: %{y:.3f}<extra>" + label(name) + "</extra>",
             text=[label(n) for n in layer_names],
         ))
@@ -380,9 +388,11 @@ def layer_curve(
 def bar_by_layer(
     layer_names: Sequence[str], values: Sequence[float], title: str, model_label: str,
     projector: bool = False, y_title: str = "cosine similarity", groups: Sequence[int] | None = None,
+    baseline: Sequence[float] | None = None,
 ) -> go.Figure:
     """One bar per layer, value printed on the bar; ``groups`` (one int per bar) colours
-    kinds of layers apart (e.g. 1 for views that are not model outputs)."""
+    kinds of layers apart (e.g. 1 for views that are not model outputs); ``baseline``, one
+    value per bar (NaN: none), draws each bar's baseline as a dark line across the bar."""
     s = style(projector)
     values = np.asarray(values, float)
     if values.shape != (len(layer_names),):
@@ -390,14 +400,31 @@ def bar_by_layer(
     groups = list(groups) if groups is not None else [0] * len(values)
     if len(groups) != len(values):
         raise ValueError(f"{len(groups)} groups for {len(values)} bars")
-    bar = go.Bar(
-        x=[label(n) for n in layer_names], y=values, text=[f"{v:.3f}" for v in values],
-        textposition="outside", marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
-        marker_line={"color": BACKGROUND, "width": 0.5},
-        textfont_size=s["cell_text"],
-    )
-    return _figure([bar], title, model_label, projector, numeric_axes=("y",), xaxis={"tickfont": {"size": s["tick"]}},
-                   yaxis={"title": {"text": y_title}, "range": [min(0.0, values.min() - 0.1), 1.1],
+    names = [label(n) for n in layer_names]
+    x = list(range(len(values)))  # numbers, so that a baseline can span its bar (width 0.8)
+    traces = [go.Bar(
+        x=x, y=values, text=[f"{v:.3f}" for v in values], textposition="outside", width=0.8,
+        marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
+        marker_line={"color": BACKGROUND, "width": 0.5}, textfont_size=s["cell_text"],
+        name=y_title, customdata=names, hovertemplate="%{customdata}: %{y:.3f}<extra></extra>",
+    )]
+    low = values.min()
+    if baseline is not None:
+        base = np.asarray(baseline, float)
+        if base.shape != values.shape:
+            raise ValueError(f"{base.shape} baselines for {len(values)} bars")
+        at = [i for i in x if not np.isnan(base[i])]
+        # one trace, a segment across each bar with a baseline (None between segments)
+        traces.append(go.Scatter(
+            x=[v for i in at for v in (i - 0.4, i + 0.4, None)], y=[v for i in at for v in (base[i], base[i], None)],
+            text=[v for i in at for v in (names[i], names[i], None)], mode="lines", name=BASELINE_NAME,
+            line={"color": "#222222", "width": s["line"] + 1}, hovertemplate="%{text}: baseline %{y:.3f}<extra></extra>"))
+        low = min(low, float(np.nanmin(base)) if at else low)
+    return _figure(traces, title, model_label, projector, numeric_axes=("y",),
+                   showlegend=baseline is not None, legend={"orientation": "h"},
+                   xaxis={"tickvals": x, "ticktext": names, "tickfont": {"size": s["tick"]},
+                          "range": [-0.6, len(values) - 0.4]},
+                   yaxis={"title": {"text": y_title}, "range": [min(0.0, low - 0.1), 1.1],
                           "tickfont": {"size": s["tick"]}})
 
 
@@ -697,7 +724,7 @@ def word_curves_chart(curves: Sequence[tuple[int, Any]], adjusted: bool, model_l
         values, base = c.lines(adjusted)
         lines += [DepthLine(f"{c.short_label}: “{c.texts[0]}” vs “{c.texts[1]}”", c.layer_names, c.depth, values,
                             colour),
-                  DepthLine(f"{c.short_label}: baseline (random words)", c.layer_names, c.depth, base, colour,
+                  DepthLine(f"{c.short_label}: {BASELINE_NAME}", c.layer_names, c.depth, base, colour,
                             dashed=True)]
     what = "Baseline-adjusted similarity" if adjusted else "Cosine similarity"
     return depth_chart(lines, f"{what} at every layer of both models", model_label, projector,

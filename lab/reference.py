@@ -123,9 +123,10 @@ def model_key(model) -> str:
     return family_key(model.family, model.source, model.label)
 
 
-# The files of one model's folder (``ReferenceStore``): its baselines, a layer's neighbour
-# index and the self-similarity table of a pooling
+# The files of one model's folder (``ReferenceStore``): its baselines (the mix's products
+# beside them), a layer's neighbour index and the self-similarity table of a pooling
 BASELINE_FILE = "baseline.json"
+GRAMS_FILE = "baseline-grams.npz"
 
 
 def index_file(layer: int, pool: str) -> str:
@@ -152,6 +153,7 @@ def family_key(family: str, source: str, label: str) -> str:
 def embed_words(model, sentences: Sequence[str], layer: int | None = None, pool: str = "first",
                 keep=is_word, progress: Progress = _quiet,
                 each_batch: Callable[[LayerVectors, np.ndarray], None] | None = None,
+                view: Callable[[LayerVectors], LayerVectors] | None = None,
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """The model's vector of every kept word of ``sentences``, in batches of ``BATCH``.
 
@@ -159,6 +161,8 @@ def embed_words(model, sentences: Sequence[str], layer: int | None = None, pool:
     word index of each (M,), and the layer names. Sentences are run shortest first (less
     padding); the output keeps the given sentence order. ``each_batch`` also gets each
     batch's aligned run (every layer) and the index in ``sentences`` of each of its rows.
+    ``view`` turns each batch's aligned run into the one whose words are kept (layers added:
+    ``lab.views.with_context_only``, say).
     """
     from lab.models import embed
 
@@ -169,6 +173,8 @@ def embed_words(model, sentences: Sequence[str], layer: int | None = None, pool:
         out = align(embed(model, [sentences[i] for i in batch]))
         if each_batch is not None:
             each_batch(out, np.asarray(batch))
+        if view is not None:
+            out = view(out)
         vecs, rows, words = word_matrix(out, layer, pool, keep)
         parts.append((vecs, np.asarray(batch)[rows], words))
         names = out.layer_names
@@ -190,12 +196,30 @@ def content_word(word: str) -> bool:
 
 @dataclass(frozen=True)
 class Baseline:
-    """A model's anisotropy baseline per layer (mean cosine of random words, different sentences)."""
+    """A model's anisotropy baseline per layer (mean cosine of random words, different
+    sentences), and of the views a page adds to its layers: ELMo's context-only views (by
+    name, from the same pairs) and any scalar mix of the layers (from ``grams``)."""
 
     layer_names: list[str]
     values: np.ndarray  # (N,)
     pairs: int
     sentences: int
+    views: dict[str, float]  # a view's name (lab.views.CONTEXT_LAYERS) -> its baseline; {} for BERT
+    grams: np.ndarray  # (P, 3, N, N) the pairs' dot products between layers (analysis.pair_grams)
+
+    def at(self, names: Sequence[str], mix_weights=None) -> np.ndarray:
+        """The baseline of each of ``names``: a layer's, a view's, and the scalar mix's
+        (``lab.views.MIX_LAYER``) for ``mix_weights``; NaN for a name it does not know. (len(names),)"""
+        from lab.views import MIX_LAYER
+
+        def one(name: str) -> float:
+            if name in self.layer_names:
+                return float(self.values[self.layer_names.index(name)])
+            if name == MIX_LAYER and mix_weights is not None:
+                return analysis.mix_baseline(self.grams, mix_weights)
+            return float(self.views.get(name, np.nan))
+
+        return np.array([one(n) for n in names], np.float64)
 
 
 @dataclass(frozen=True)
@@ -337,10 +361,12 @@ class ReferenceStore:
         ``source`` named ``label`` (checked without the model)."""
         folder = self._dir_of(family_key(family, source, label))
         try:
-            top = len(json.loads((folder / BASELINE_FILE).read_text())["layer_names"]) - 1
+            stored = json.loads((folder / BASELINE_FILE).read_text())
+            top = len(stored["layer_names"]) - 1
         except (OSError, ValueError, KeyError, TypeError):
             return False
-        return all((folder / name).is_file() for name in (index_file(top, "first"), table_file("first")))
+        return "views" in stored and all((folder / name).is_file() for name in
+                                         (GRAMS_FILE, index_file(top, "first"), table_file("first")))
 
     @property
     def memory_bytes(self) -> int:
@@ -352,23 +378,30 @@ class ReferenceStore:
         with self._lock:
             if key in self._small:
                 return self._small[key]
-            path = self._dir(model) / BASELINE_FILE
-            if path.exists():
-                d = json.loads(path.read_text())
-                result = Baseline(d["layer_names"], np.array(d["values"]), d["pairs"], d["sentences"])
-            else:
+            folder = self._dir(model)
+            result = _read_baseline(folder)
+            if result is None:  # none yet, or one from before the views and mixes had baselines
                 result = self._compute_baseline(model, progress)
-                _write(path, json.dumps({"layer_names": result.layer_names, "values": result.values.tolist(),
-                                         "pairs": result.pairs, "sentences": result.sentences}).encode())
+                _write(folder / GRAMS_FILE, _npz(grams=result.grams.astype(np.float32)))
+                _write(folder / BASELINE_FILE, json.dumps({
+                    "layer_names": result.layer_names, "values": result.values.tolist(), "views": result.views,
+                    "pairs": result.pairs, "sentences": result.sentences}).encode())
             self._small[key] = result
             return result
 
     def _compute_baseline(self, model, progress: Progress) -> Baseline:
+        from lab.views import CONTEXT_LAYERS, with_views
+
         n = len(self.corpus.sentences)
         picked = np.sort(np.random.default_rng(0).choice(n, min(BASELINE_SENTENCES, n), replace=False))
-        vecs, rows, _, names = embed_words(model, [self.corpus.sentences[i] for i in picked], progress=progress)
+        vecs, rows, _, names = embed_words(model, [self.corpus.sentences[i] for i in picked], progress=progress,
+                                           view=with_views)  # an ELMo's context-only views, from the same words
         pairs = analysis.random_pairs(rows, BASELINE_PAIRS, seed=0)
-        return Baseline(names, analysis.mean_pair_cosine(vecs, pairs), len(pairs), len(picked))
+        values = analysis.mean_pair_cosine(vecs, pairs)
+        layers = names.index(CONTEXT_LAYERS[0]) if CONTEXT_LAYERS[0] in names else len(names)  # the model's own
+        return Baseline(names[:layers], values[:layers], len(pairs), len(picked),
+                        {name: float(v) for name, v in zip(names[layers:], values[layers:])},
+                        analysis.pair_grams(vecs[:layers], pairs))
 
     # -- self-similarity --
     def self_similarity(self, model, word: str, pool: str = "first") -> SelfSimilarity:
@@ -458,6 +491,18 @@ def _npz(**arrays) -> bytes:
     return buf.getvalue()
 
 
+def _read_baseline(folder: Path) -> Baseline | None:
+    """The baseline stored in ``folder``; None if there is none, or only one written before
+    baselines covered views and mixes (no "views"): it is computed again."""
+    try:
+        d = json.loads((folder / BASELINE_FILE).read_text())
+        with np.load(folder / GRAMS_FILE) as z:
+            grams = z["grams"].astype(np.float64)
+        return Baseline(d["layer_names"], np.array(d["values"]), d["pairs"], d["sentences"], d["views"], grams)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def _write(path: Path, data: bytes) -> None:
     """Write a cache file whole or not at all (a killed build leaves no half file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -483,6 +528,8 @@ def baseline_table(store: ReferenceStore, model, words: Sequence[str]) -> list[s
     for n, (name, d, b) in enumerate(zip(base.layer_names, depth(len(base.layer_names)), base.values)):
         cells = "".join(f"  {'too rare' if s.too_rare else f'{s.values[n]:.3f}':>12s}" for s in sims)
         lines.append(f"{name:{width}s}{d:5.2f}  {b:8.3f}{cells}")
+    if base.views:  # an ELMo's context-only views: not layers (no depth, no self-similarity)
+        lines.append("baselines of views: " + ", ".join(f"{name} {v:.3f}" for name, v in base.views.items()))
     lines.append("self-similarity contexts: " + ", ".join(f"{s.word} {s.used} of {s.contexts}" for s in sims))
     return lines
 

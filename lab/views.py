@@ -53,6 +53,17 @@ def word_pair(out: LayerVectors, a: tuple[int, int], b: tuple[int, int], pool: s
                     analysis.layerwise_cosine(va, vb), list(out.layer_names))
 
 
+def against_baseline(cosine: np.ndarray, baseline: np.ndarray | None) -> dict[str, np.ndarray]:
+    """A pair's cosine at each layer beside the layer's anisotropy baseline and the adjusted
+    similarity, (cos - base) / (1 - base), each rounded to 4 decimals: a table's rows
+    ({"cosine", "baseline", "adjusted"} -> (N,); NaN where a layer has no baseline; only
+    "cosine" where there is no ``baseline`` at all)."""
+    if baseline is None:
+        return {"cosine": np.round(cosine, 4)}
+    return {"cosine": np.round(cosine, 4), "baseline": np.round(baseline, 4),
+            "adjusted": np.round(analysis.adjusted(cosine, baseline), 4)}
+
+
 @dataclass(frozen=True)
 class TokenMap:
     """One vector against every real token of some rows, per layer."""
@@ -198,6 +209,12 @@ def with_context_only(out: LayerVectors) -> LayerVectors:
     extra = [analysis.context_only(out.layer(name), out.lengths) for name in ("lstm_outputs1", "lstm_outputs2")]
     return replace(out, layers=np.concatenate([out.layers, np.stack(extra)]),
                    layer_names=list(out.layer_names) + list(CONTEXT_LAYERS))
+
+
+def with_views(out: LayerVectors) -> LayerVectors:
+    """``out`` with its context-only views (``with_context_only``) where it has biLM layers
+    (``lstm_outputs1`` and ``lstm_outputs2``: an ELMo), else ``out`` as it is."""
+    return with_context_only(out) if {"lstm_outputs1", "lstm_outputs2"} <= set(out.layer_names) else out
 
 
 @dataclass(frozen=True)

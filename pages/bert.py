@@ -32,6 +32,7 @@ model = models.model("bert", fr.bert_source, lazy=True)  # a stored run can answ
 out = models.bert_run(model, model.source, tuple(fr.sentences), attentions=False)
 st.caption(f"Model: **{md_escape(out.model_label)}** · source: {md_code(model.source)}")
 charts.vectors_button(lambda m=model, s=list(fr.sentences): m.run(s), "bert-vectors", key="bert_npz")
+baseline = models.baseline(model)  # each layer's, from the reference corpus (stored by `python -m lab prepare`)
 for name, cut in zip("AB", out.truncated):
     if cut:
         st.warning(f"Sentence {name} has more word pieces than BERT's 512 positions allow; "
@@ -83,12 +84,17 @@ def compare() -> None:
     if not quiz_ui.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert",
                         hides="this section's chart and maps, and sections 3 and 4 (their numbers give the answer away)"):
         return
+    base = baseline.at(pair.layer_names) if baseline is not None else None
     charts.show(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
-                                        "Cosine similarity at every layer", out.model_label, fr.projector),
-                    key="bert_curve")
-    st.caption("Layer 0 is the input embedding. The same word starts close (its word-piece "
-               "embedding is shared) and moves apart as the layers mix in context.")
-    show_table(pd.DataFrame({"layer": pair.layer_names, "cosine": pair.cosine.round(4)}).set_index("layer").T,
+                                    "Cosine similarity at every layer", out.model_label, fr.projector, baseline=base),
+                key="bert_curve")
+    st.caption("Layer 0 is the input embedding. The same word starts close (its word-piece embedding is shared) "
+               "and moves apart as the layers mix in context." + ("" if base is None else
+               " The dashed line is each layer's baseline: the mean cosine of two random words from different "
+               "sentences of the reference corpus. It differs from layer to layer (where a layer's vectors crowd "
+               "into a narrow cone, even unrelated words score high), and a cosine says “alike” only as far as it "
+               "rises above it: *adjusted* = (cosine − baseline) / (1 − baseline), 0 for two random words."))
+    show_table(pd.DataFrame(views.against_baseline(pair.cosine, base), index=pd.Index(pair.layer_names, name="layer")).T,
                projector=fr.projector, key="bert_curve_table")
     _token_map(pair)
     _cross_map(pair)

@@ -63,8 +63,7 @@ for column, (family, out) in zip(st.columns(2), runs.items()):
         charts.vectors_button(downloads[family], f"compare-{family}-vectors", key=f"cmp_npz_{family}",
                               label=f"Download the {FAMILY_NAMES[family]} vectors (.npz)",
                               model=out.short_label)  # the short name: the label stays on one line
-baselines = {f: models.with_progress(f"Anisotropy baseline of {m.short_label}", lambda p, m=m: store.baseline(m, p))
-             for f, m in loaded.items()}
+baselines = {f: models.baseline(m, needed=True) for f, m in loaded.items()}
 
 
 def pick_words() -> tuple[int, int]:

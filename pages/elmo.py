@@ -82,6 +82,7 @@ mini_note()
 tokens = read_tokens()
 out = models.elmo_run(model, model.source, tokens)
 charts.vectors_button(out, "elmo-vectors", key="elmo_npz")
+baseline = models.baseline(model)  # each layer's and view's, from the reference corpus (`python -m lab prepare`)
 
 
 def inspect() -> None:
@@ -208,15 +209,20 @@ def explore(pills_box) -> None:
         return
     wa, wb = pair.texts
     groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
+    base = baseline.at(pair.layer_names, _weights()[0]) if baseline is not None else None  # the mix's: the weights'
     charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at each layer',
-                                     about.label, fr.projector, groups=groups), key="elmo_bars")
-    show_table(pd.DataFrame({"layer": pair.layer_names, "cosine": pair.cosine.round(4)}).set_index("layer").T,
+                                     about.label, fr.projector, groups=groups, baseline=base), key="elmo_bars")
+    show_table(pd.DataFrame(views.against_baseline(pair.cosine, base), index=pd.Index(pair.layer_names, name="layer")).T,
                projector=fr.projector, key="elmo_curve_table")
     st.caption("`word_emb` sees only the characters of the word, so the same word has cosine 1.000 "
                "in any context; the LSTM layers mix in the sentence around it. The orange *context-only* "
                "rows are not ELMo outputs: at each word they take the forward LSTM's state at the word "
                "before and the backward LSTM's state at the word after, which is what the biLM uses to "
-               "predict the word. They leave the word's own identity out, so they separate senses more.")
+               "predict the word. They leave the word's own identity out, so they separate senses more."
+               + ("" if base is None else " The dark line across each bar is its baseline: the mean cosine of two "
+                  "random words from different sentences of the reference corpus there (for the mix, with the "
+                  "weights above). A cosine says “alike” only as far as it rises above it: *adjusted* = (cosine − "
+                  "baseline) / (1 − baseline), 0 for two random words."))
     m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True)
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
     charts.show(

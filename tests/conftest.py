@@ -39,6 +39,18 @@ def pytest_configure(config):
 SMALL_CORPUS = ROOT / "tests" / "fixtures" / "small_corpus.txt"  # also the browser tests' corpus
 
 
+@pytest.fixture(scope="session", autouse=True)
+def reference_corpus_for_every_test(tmp_path_factory):
+    """Every page a test runs reads its anisotropy baselines from the small corpus, in a
+    cache folder of the session (never the shipped corpus's minutes, nor ~/.cache);
+    ``small_corpus`` gives a module a fresh folder of its own."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("LAB_REFERENCE_CORPUS", str(SMALL_CORPUS))
+    mp.setenv("LAB_CACHE_DIR", str(tmp_path_factory.mktemp("session_reference") / "cache"))
+    yield
+    mp.undo()
+
+
 @pytest.fixture(scope="module")
 def small_corpus(tmp_path_factory):
     """The reference corpus for a module's tests: a small one (baselines and indices in

@@ -135,3 +135,20 @@ def test_context_only_ignores_whatever_sits_in_padding():
     assert (got[1] == 0).all()  # one word: no neighbour on either side, and padding is 0
     with pytest.raises(ValueError):
         analysis.context_only(np.zeros((1, 2, 3)), np.array([2]))
+
+
+def test_a_mix_baseline_from_the_pairs_products_is_the_mixed_vectors_mean_cosine():
+    rng = np.random.default_rng(3)
+    vecs = rng.normal(size=(3, 40, 16)) + np.array([0.0, 1.0, 2.0])[:, None, None]  # layers of rising anisotropy
+    groups = np.repeat(np.arange(8), 5)
+    pairs = analysis.random_pairs(groups, 300, seed=0)
+    grams = analysis.pair_grams(vecs, pairs)
+    assert grams.shape == (300, 3, 3, 3)
+    for weights, gamma in (([0.0, 0.0, 0.0], 1.0), ([1.5, -2.0, 0.3], 0.7), ([-10.0, -10.0, 10.0], 2.0)):
+        mixed = analysis.scalar_mix(vecs, weights, gamma)[None]  # (1, M, C)
+        direct = analysis.mean_pair_cosine(mixed.astype(np.float64), pairs)[0]
+        assert analysis.mix_baseline(grams, weights) == pytest.approx(direct, abs=1e-6)
+    # all the weight on one layer: that layer's own baseline
+    layer = analysis.mean_pair_cosine(vecs, pairs)
+    assert analysis.mix_baseline(grams, [-30.0, 30.0, -30.0]) == pytest.approx(layer[1], abs=1e-9)
+    assert layer[0] < layer[1] < layer[2]

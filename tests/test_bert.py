@@ -120,6 +120,24 @@ def test_hub_path_loads_a_local_savedmodel_and_matches_the_same_weights(hub_bert
     assert pair.bert.input_type_ids[0].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
 
 
+def test_a_hub_bert_s_pieces_know_their_characters_so_words_can_be_placed(hub_bert_dirs):
+    """The Hub preprocessor gives no offsets; without them the ELMo vs BERT page and the
+    baselines could place no word of a TF Hub BERT (lab.compare.align)."""
+    from lab import compare
+
+    enc_dir, pre_dir, _ = hub_bert_dirs
+    text = "Don't stop, the river-bank's café!"
+    out = load_bert(str(enc_dir), str(pre_dir)).run([text, "Unaffable"])
+    enc = out.bert.encodings[0]
+    assert [text[s:e].lower() for s, e in enc.spans] == [
+        "don", "'", "t", "stop", ",", "the", "river", "-", "bank", "'", "s", "café", "!"]
+    assert enc.pieces[-2:] == ["cafe", "!"]  # accents stripped in the piece, not in the text
+    aligned = compare.align(out)
+    assert aligned.words[0] == ["Don't", "stop", ",", "the", "river-bank's", "café", "!"]
+    assert aligned.word_positions[0] == [[1, 2, 3], [4], [5], [6], [7, 8, 9, 10, 11], [12], [13]]
+    assert aligned.word_positions[1] == [[1, 2, 3]]  # un ##aff ##able
+
+
 def test_hub_encoder_without_preprocessor_says_what_to_set(hub_bert_dirs, monkeypatch):
     monkeypatch.delenv("LAB_BERT_PREPROCESS", raising=False)
     with pytest.raises(sources.SourceError, match="LAB_BERT_PREPROCESS"):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import zlib
 
 import numpy as np
 import pytest
 
-from lab import analysis, compare, quiz, reference
+from lab import analysis, compare, quiz, reference, views
 from lab.vectors import LayerVectors
 
 
@@ -124,6 +125,63 @@ def test_store_baseline_self_similarity_and_disk_cache(corpus, tmp_path):
     fresh = reference.ReferenceStore(corpus, tmp_path / "cache")
     fresh.index(m, 1)
     assert m.calls == built  # the index came from disk
+
+
+class FakeBilm(FakeElmo):
+    """FakeElmo with an ELMo's three layer names, so that its LSTM layers have context-only views."""
+
+    label, short_label = "Fake biLM (tests)", "Fake biLM"
+
+    def run(self, tokens):
+        from dataclasses import replace
+
+        out = super().run(tokens)
+        top = out.layers[1:] * 2.0 + out.layers[1:].mean(axis=-1, keepdims=True)
+        return replace(out, layers=np.concatenate([out.layers, top]),
+                       layer_names=["word_emb", "lstm_outputs1", "lstm_outputs2"])
+
+
+def test_store_baselines_of_context_only_views_and_of_any_mix(corpus, tmp_path):
+    m = FakeBilm()
+    store = reference.ReferenceStore(corpus, tmp_path / "cache")
+    base = store.baseline(m)
+    assert base.layer_names == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    assert list(base.views) == list(views.CONTEXT_LAYERS)
+    # by hand: the whole corpus in one run (the fake has no batch effects), its views, the same pairs
+    from lab.tokenize import split_words
+
+    out = views.with_context_only(compare.align(m.run([split_words(s) for s in corpus.sentences])))
+    vecs, rows, _ = compare.word_matrix(out)
+    pairs = analysis.random_pairs(rows, reference.BASELINE_PAIRS, seed=0)
+    direct = analysis.mean_pair_cosine(vecs, pairs)  # word_emb, lstm1, lstm2, context-only 1, 2
+    np.testing.assert_allclose(base.values, direct[:3], atol=1e-6)
+    np.testing.assert_allclose([base.views[n] for n in views.CONTEXT_LAYERS], direct[3:], atol=1e-6)
+    weights = [0.4, -1.0, 2.0]
+    mixed = analysis.mean_pair_cosine(analysis.scalar_mix(vecs[:3], weights, 1.3)[None].astype(np.float64), pairs)
+    names = ["lstm_outputs2", views.MIX_LAYER, "context-only 1", "elsewhere"]
+    got = base.at(names, weights)
+    np.testing.assert_allclose(got[:3], [direct[2], mixed[0], direct[3]], atol=1e-6)
+    assert np.isnan(got[3]) and np.isnan(base.at([views.MIX_LAYER])[0])  # no weights, no mix
+    # a later start reads all of it from disk (the products at float32)
+    calls = m.calls
+    again = reference.ReferenceStore(corpus, tmp_path / "cache").baseline(m)
+    assert m.calls == calls and again.views == base.views
+    np.testing.assert_allclose(again.at(names[:3], weights), got[:3], atol=1e-6)
+
+
+def test_a_baseline_stored_before_views_had_one_is_computed_again(corpus, tmp_path):
+    m = FakeBilm()
+    reference.ReferenceStore(corpus, tmp_path / "cache").baseline(m)
+    folder = next((tmp_path / "cache").glob("*/*"))
+    old = json.loads((folder / reference.BASELINE_FILE).read_text())
+    del old["views"]  # as an earlier version of the app wrote it
+    (folder / reference.BASELINE_FILE).write_text(json.dumps(old))
+    (folder / reference.GRAMS_FILE).unlink()
+    store = reference.ReferenceStore(corpus, tmp_path / "cache")
+    assert not store.prepared(m.family, m.source, m.label)
+    calls = m.calls
+    assert list(store.baseline(m).views) == list(views.CONTEXT_LAYERS) and m.calls > calls
+    assert "views" in json.loads((folder / reference.BASELINE_FILE).read_text())
 
 
 def test_self_similarity_from_running_sums_equals_the_cosine_matrix_mean():
@@ -381,6 +439,8 @@ def test_baseline_command_prints_layers_and_self_similarities(tmp_path, monkeypa
     assert all(r[-2] == "too" and r[-1] == "rare" for r in rows)  # zebra: not in the corpus
     assert "bank 6 of 6" in out and "zebra 0 of 0" in out
     assert "neighbour index" not in out
+    views_line = next(line for line in out.splitlines() if line.startswith("baselines of views: "))
+    assert re.fullmatch(r"baselines of views: context-only 1 -?\d\.\d{3}, context-only 2 -?\d\.\d{3}", views_line)
     # --index: the top layer's index and the self-similarity table, which then answers
     assert main(["baseline", "--model", "elmo", "--index", "--words", "bank"]) == 0
     out = capsys.readouterr().out

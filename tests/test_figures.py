@@ -171,6 +171,26 @@ def test_model_view_box_outlines_one_tile():
 def test_bar_by_layer():
     fig = figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M")
     assert list(fig.data[0].text) == ["0.900", "0.400"]
+    assert list(fig.layout.xaxis.ticktext) == ["word_emb", "lstm1"] and len(fig.data) == 1
+
+
+def test_a_baseline_across_each_bar_that_has_one():
+    fig = figures.bar_by_layer(["word_emb", "mix", "lstm1"], [0.9, 0.6, -0.3], "T", "M", baseline=[0.2, np.nan, -0.35])
+    bars, base = fig.data
+    assert base.name == figures.BASELINE_NAME and fig.layout.showlegend
+    # a segment across bars 0 and 2 (each 0.8 wide, centred on its tick), none on the NaN
+    assert list(base.x) == [-0.4, 0.4, None, 1.6, 2.4, None] and list(base.y) == [0.2, 0.2, None, -0.35, -0.35, None]
+    assert bars.width == 0.8 and list(bars.x) == [0, 1, 2]
+    assert fig.layout.yaxis.range[0] == pytest.approx(-0.45)  # room below the lowest baseline
+    with pytest.raises(ValueError, match="baselines for 3 bars"):
+        figures.bar_by_layer(["a", "b", "c"], [0.1, 0.2, 0.3], "T", "M", baseline=[0.1])
+
+
+def test_a_layer_curve_draws_its_baseline_dashed_in_the_curve_colour():
+    fig = figures.layer_curve(["e", "1", "2"], {"A vs B": [1.0, 0.7, 0.5]}, "T", "M", baseline=[0.1, 0.3, 0.4])
+    curve, base = fig.data
+    assert base.name == figures.BASELINE_NAME and list(base.y) == [0.1, 0.3, 0.4]
+    assert base.line.dash == "dash" and curve.line.dash == "solid" and base.line.color == curve.line.color
 
 
 def _every_kind_of_figure() -> list[go.Figure]:
@@ -178,8 +198,8 @@ def _every_kind_of_figure() -> list[go.Figure]:
     return [
         figures.heatmap(np.eye(2), ["a", "b"], ["c", "d"], "T", "M"),
         figures.attention_heatmap(attn[0, 0], ["a", "b", "c"], "T", "M", projector=True),
-        figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M"),
-        figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M", groups=[0, 1]),
+        figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M", baseline=[0.1, 0.3]),
+        figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M", groups=[0, 1], baseline=[0.2, np.nan]),
         figures.model_view(attn, ["a", "b", "c"], "T", "M"),
         figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M"),
         figures.depth_chart([figures.DepthLine("m", ["e", "1"], [0.0, 1.0], [1.0, 0.5])], "T", "M"),

@@ -23,7 +23,7 @@ def run_page(**params) -> AppTest:
 
 
 def curve_table(at) -> dict[str, float]:
-    df = next(t for t in tables(at) if list(t.index) == ["cosine"])
+    df = next(t for t in tables(at) if list(t.index)[:1] == ["cosine"])
     return {k: float(v) for k, v in df.iloc[0].items()}
 
 
@@ -61,6 +61,23 @@ def test_selecting_other_words_changes_the_plotted_values(defaults_out):
     np.testing.assert_allclose(values(spec["data"][0]["y"]), want, atol=1e-6)
     assert spec["data"][0]["name"] == 'A "interest" vs B "river"'
     assert at.query_params["bert_ta"] == "4" and at.query_params["bert_tb"] == "5"
+
+
+def test_each_layer_beside_its_anisotropy_baseline(defaults_out, embedded_bert, small_corpus):
+    """The chart's dashed line and the table's rows: each layer's baseline from the reference
+    corpus (the module's small one) and the adjusted similarity."""
+    at = run_page()
+    base = small_corpus.baseline(embedded_bert)
+    assert base.layer_names == defaults_out.layer_names
+    df = next(t for t in tables(at) if list(t.index)[:1] == ["cosine"])
+    assert list(df.index) == ["cosine", "baseline", "adjusted"]
+    cos = expected_curve(defaults_out, 2, 6)
+    np.testing.assert_allclose(df.loc["baseline"].to_numpy(float), base.values, atol=1e-4)
+    np.testing.assert_allclose(df.loc["adjusted"].to_numpy(float), (cos - base.values) / (1 - base.values), atol=2e-4)
+    assert base.values[-1] > base.values[0]  # upper layers crowd into a cone (small corpus, all the same)
+    line = chart(at, "Cosine similarity at every layer")["data"][1]
+    assert line["name"] == figures.BASELINE_NAME and line["line"]["dash"] == "dash"
+    np.testing.assert_allclose(values(line["y"]), base.values, atol=1e-6)
 
 
 def test_mean_pooling_of_a_split_word(embedded_bert):

@@ -14,7 +14,7 @@ from lab.sources import embedded_metrics
 from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
-from tests.specs import chart, grid_formats, printed, tables
+from tests.specs import chart, grid_formats, printed, tables, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -44,7 +44,7 @@ def runs_table(at):
 
 
 def curve(at) -> np.ndarray:
-    df = next(t for t in tables(at) if list(t.index) == ["cosine"])
+    df = next(t for t in tables(at) if list(t.index)[:1] == ["cosine"])
     assert list(df.columns) == NAMES
     return df.iloc[0].to_numpy(float)
 
@@ -151,6 +151,27 @@ def test_determinism_panel_runs_only_when_open():
     np.testing.assert_allclose(again.loc["stateful"].to_numpy(float), stateful[:3], atol=1e-6)
 
 
+def test_each_bar_beside_its_baseline_and_the_mix_s_follows_the_weights(elmo, defaults_out, small_corpus):
+    at = run_page()
+    base = small_corpus.baseline(elmo)
+    w, _ = mix_of(elmo)
+    mix = analysis.mix_baseline(base.grams, w)
+    want = np.concatenate([base.values, [mix], [base.views[n] for n in NAMES[4:]]])
+    df = next(t for t in tables(at) if list(t.index)[:1] == ["cosine"])
+    assert list(df.index) == ["cosine", "baseline", "adjusted"] and list(df.columns) == NAMES
+    np.testing.assert_allclose(df.loc["baseline"].to_numpy(float), want, atol=1e-4)
+    cos = df.loc["cosine"].to_numpy(float)
+    np.testing.assert_allclose(df.loc["adjusted"].to_numpy(float), (cos - want) / (1 - want), atol=3e-4)
+    line = chart(at, "at each layer")["data"][1]
+    assert line["name"] == figures.BASELINE_NAME
+    np.testing.assert_allclose([y for y in values(line["y"]) if np.isfinite(y)][::2], want, atol=1e-6)
+    # all the weight on the top layer: the mix's baseline is lstm_outputs2's
+    at.button(key="elmo_top").click().run()
+    df = next(t for t in tables(at) if list(t.index)[:1] == ["cosine"])
+    assert df.loc["baseline", "elmo (mix)"] == pytest.approx(base.values[2], abs=1e-4)
+    assert abs(df.loc["baseline", "elmo (mix)"] - round(mix, 4)) > 1e-3  # it moved with the weights
+
+
 def test_tables_show_the_decimals_the_page_rounded_to():
     # st.table prints every float with four decimals: the runs' norms (rounded to 6) would
     # lose the digits where stateless runs agree and stateful ones drift; the grid prints
@@ -159,12 +180,12 @@ def test_tables_show_the_decimals_the_page_rounded_to():
     grid = runs_table(normal)
     runs = next(d for d in normal.dataframe if "stateless" in list(d.value.index))
     assert set(grid_formats(runs).values()) == {"%.6f"} and len(grid_formats(runs)) == grid.shape[1]
-    cosines = next(d for d in normal.dataframe if list(d.value.index) == ["cosine"])
+    cosines = next(d for d in normal.dataframe if list(d.value.index)[:1] == ["cosine"])
     assert set(grid_formats(cosines).values()) == {"%.4f"}
     at = run_page(elmo_repeats="1", proj="1")
     table = next(t for t in at.table if "stateless" in list(t.value.index))
     assert printed(table).loc["stateful"].tolist() == [f"{v:.6f}" for v in grid.loc["stateful"]]
-    cosines = next(t for t in at.table if list(t.value.index) == ["cosine"])
+    cosines = next(t for t in at.table if list(t.value.index)[:1] == ["cosine"])
     assert printed(cosines).iloc[0].tolist() == [f"{v:.4f}" for v in curve(run_page())]
 
 

@@ -53,7 +53,7 @@ def test_elmo_page_hides_the_bars_until_reveal(elmo, defaults_out):  # noqa: F81
     at = run("pages/elmo.py", quiz="1")
     assert not at.exception
     assert "each layer" not in titles(at) and "every word of" not in titles(at)
-    assert not [t for t in tables(at) if list(t.index) == ["cosine"]]
+    assert not [t for t in tables(at) if list(t.index)[:1] == ["cosine"]]
     w, g = mix_of(elmo)
     cos = expected(defaults_out, 2, 6, w, g)
     right = quiz.least_alike(("bank", "bank"), {elmo.short_label: (NAMES, cos)}).right

@@ -18,7 +18,7 @@ import streamlit as st
 from lab import models as lab_models
 from lab import sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
-from ui.frame import md_code
+from ui.frame import md_code, md_escape
 
 BERT_CACHE_BYTES = 256 * 2**20  # pickled; least recently used runs go first
 
@@ -233,3 +233,20 @@ def with_progress(what: str, compute):
         return or_stop(compute, progress)
     finally:
         bar.empty()
+
+
+def baseline(model, needed: bool = False):
+    """The model's anisotropy baselines (``lab.reference.Baseline``) from the reference corpus:
+    read, or computed under a progress bar on first use. Where the corpus gives none (the
+    model places no word of it, say), a warning says so and None comes back, or, where the
+    page ``needed`` it, the page stops there."""
+    try:
+        return with_progress(f"Anisotropy baseline of {model.short_label}",
+                             lambda p: reference_store().baseline(model, p))
+    except ValueError as exc:
+        st.warning(f"No anisotropy baseline for {md_escape(model.short_label)} from the reference corpus "
+                   f"({md_escape(str(exc))}), " + ("and this page reads every cosine against one." if needed else
+                                                   "so its cosines are shown without one."))
+        if needed:
+            st.stop()
+        return None

@@ -18,6 +18,7 @@ import os
 import queue
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
@@ -564,17 +565,37 @@ class HubBert:
 
     def _encodings(self, sentences: list[str]) -> tuple[tf.RaggedTensor, list[Encoding]]:
         ragged = self.preprocessor.tokenize(tf.constant(sentences))  # (B, words, pieces)
-        encodings = []
-        for text, words in zip(sentences, ragged.to_list()):
-            ids = [i for w in words for i in w][: MAX_POSITIONS - 2]
+        encodings, found = [], ragged.to_list()
+        all_ids = [[i for w in words for i in w][: MAX_POSITIONS - 2] for words in found]
+        for text, words, ids, spans in zip(sentences, found, all_ids, self._spans(sentences, all_ids)):
             word_index = [w for w, pieces in enumerate(words) for _ in pieces][: len(ids)]
             pieces = [self.vocab[i] if i < len(self.vocab) else f"#{i}" for i in ids]
             names = ["".join(p.removeprefix("##") for p in pieces[j : j + len(w)]) for j, w in
                      zip(np.cumsum([0] + [len(w) for w in words])[:-1], words)]
-            encodings.append(Encoding(text, pieces, ids, [(0, 0)] * len(ids), word_index,
+            encodings.append(Encoding(text, pieces, ids, spans, word_index,
                                       names[: (word_index[-1] + 1) if ids else 0],
                                       len(ids) < sum(len(w) for w in words)))
         return ragged, encodings
+
+    def _spans(self, sentences: list[str], ids: list[list[int]]) -> list[list[tuple[int, int]]]:
+        """Each piece's (start, end) characters in its sentence, which the preprocessor does
+        not report (``lab.compare.align`` places words by them): tensorflow-text's WordPiece
+        on the preprocessor's vocabulary, uncased then cased, gives them where its pieces are
+        the preprocessor's; (0, 0) for each piece of a sentence where neither matches."""
+        spans: list = [None] * len(sentences)
+        for tokenizer in self._span_tokenizers:
+            todo = [i for i, found in enumerate(spans) if found is None]
+            for i, enc in zip(todo, tokenizer.encode([sentences[i] for i in todo]) if todo else []):
+                if enc.text == sentences[i] and enc.ids[: len(ids[i])] == ids[i]:
+                    spans[i] = enc.spans[: len(ids[i])]
+        return [found if found is not None else [(0, 0)] * len(i) for found, i in zip(spans, ids)]
+
+    @cached_property
+    def _span_tokenizers(self) -> list[WordPieceTokenizer]:
+        try:
+            return [WordPieceTokenizer(self.vocab, lower_case) for lower_case in (True, False)]
+        except ValueError:  # no vocabulary (or one without BERT's special tokens): no offsets
+            return []
 
     def run(self, sentences: Sequence[str], pair: bool = False) -> LayerVectors:
         """Tokenize with the preprocessor, pack, encode: ``LayerVectors`` without attentions."""
