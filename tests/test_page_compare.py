@@ -242,6 +242,26 @@ def test_a_word_only_elmo_can_place(models, small_corpus):
     assert list(got) == ["ELMo-mini (embedded): “bank” vs “bank”", "ELMo-mini (embedded): baseline (random words)"]
 
 
+def test_a_tf_hub_bert_places_its_words_beside_elmo(hub_bert_dirs, monkeypatch, small_corpus):
+    """A TF Hub BERT's preprocessor reports no character offsets; the page places its words
+    all the same (lab.models.bert.HubBert._spans), and reads them against its own baseline."""
+    from lab.models.bert import load_bert
+
+    enc_dir, pre_dir, _ = hub_bert_dirs
+    monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))
+    at = run_page()
+    at.sidebar.selectbox[0].set_value("custom").run()
+    at.sidebar.text_input[0].input(str(enc_dir)).run()
+    assert not at.exception and not at.error
+    assert not [w.value for w in at.warning if "cannot place" in w.value]
+    hub = load_bert(str(enc_dir), str(pre_dir))
+    want = compare.model_curve(compare.align(hub.run([A, B])), (0, 2), (1, 6), "first", small_corpus.baseline(hub).values)
+    got = traces(at)
+    assert want.short_label.startswith("TF Hub BERT")
+    np.testing.assert_allclose(got[f"{want.short_label}: “bank” vs “bank”"], want.cosine, atol=1e-6)
+    np.testing.assert_allclose(got[f"{want.short_label}: baseline (random words)"], want.baseline, atol=1e-9)
+
+
 @pytest.mark.parametrize("text", ["bank " * 1200, "<script>alert('bank')</script> 🏦 銀行 bank", "銀行 の bank"])
 def test_long_emoji_cjk_and_script_input(text):
     at = run_page(a=text)
