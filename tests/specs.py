@@ -67,3 +67,10 @@ def printed(table) -> pd.DataFrame:
     styler = table.proto.arrow_data.styler
     assert styler.display_values, "the table was not formatted"
     return pa.ipc.open_stream(styler.display_values).read_pandas()
+
+
+def use_source(at, family: str, source: str):
+    """Pick a model from ``source`` (a folder, a handle) in the sidebar's menu of ``family``
+    ("bert" or "elmo"), as a person does: "custom", then the path; returns the rerun page."""
+    at.sidebar.selectbox(key=f"_w_{family}_src").set_value("custom").run()
+    return at.sidebar.text_input(key=f"_w_{family}_custom").input(str(source)).run()

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from lab import analysis, figures
 from lab.models.transformer import run_block
 from tests.conftest import ROOT
-from tests.specs import chart_keyed, tables as shown_tables, values
+from tests.specs import chart_keyed, tables as shown_tables, use_source, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -223,8 +223,7 @@ def test_a_hub_source_without_attentions_says_so_and_offers_the_embedded_model(h
     enc_dir, pre_dir, _ = hub_bert_dirs
     monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))
     at = page()
-    at.sidebar.selectbox(key="_w_bert_src").set_value("custom").run()
-    at.sidebar.text_input(key="_w_bert_custom").input(str(enc_dir)).run()
+    use_source(at, "bert", enc_dir)
     assert not at.exception, [e.value for e in at.exception]
     info = texts(at)
     assert "TF Hub BERT" in info and "cannot show attention" in info

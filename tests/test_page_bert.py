@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab import analysis, figures
 from tests.conftest import ROOT
-from tests.specs import chart, tables, values
+from tests.specs import chart, tables, use_source, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -227,9 +227,7 @@ def test_state_comes_from_the_url():
 
 
 def test_unloadable_source_says_so_and_falls_back():
-    at = run_page()
-    at.sidebar.selectbox[0].set_value("custom").run()
-    at.sidebar.text_input[0].input("/no/such/model").run()
+    at = use_source(run_page(), "bert", "/no/such/model")
     assert not at.exception
     assert any("not found" in e.value for e in at.error)
     assert any("embedded model instead" in w.value for w in at.warning)
@@ -247,9 +245,7 @@ def test_a_source_from_a_link_is_shown_as_typed():
 def test_a_tf_hub_source_runs_through_the_same_page(hub_bert_dirs, monkeypatch):
     enc_dir, pre_dir, _ = hub_bert_dirs
     monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))
-    at = run_page()
-    at.sidebar.selectbox[0].set_value("custom").run()
-    at.sidebar.text_input[0].input(str(enc_dir)).run()
+    at = use_source(run_page(), "bert", enc_dir)
     assert not at.exception and not at.error
     assert any("TF Hub BERT" in c.value for c in at.caption)
     assert list(curve_table(at)) == ["layer 1", "layer 2"]

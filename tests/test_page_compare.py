@@ -15,7 +15,7 @@ from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
 from tests.conftest import ROOT
 from ui.frame import md_escape
-from tests.specs import chart, chart_keyed, tables, values
+from tests.specs import chart, chart_keyed, tables, use_source, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -249,9 +249,7 @@ def test_a_tf_hub_bert_places_its_words_beside_elmo(hub_bert_dirs, monkeypatch, 
 
     enc_dir, pre_dir, _ = hub_bert_dirs
     monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))
-    at = run_page()
-    at.sidebar.selectbox[0].set_value("custom").run()
-    at.sidebar.text_input[0].input(str(enc_dir)).run()
+    at = use_source(run_page(), "bert", enc_dir)
     assert not at.exception and not at.error
     assert not [w.value for w in at.warning if "cannot place" in w.value]
     hub = load_bert(str(enc_dir), str(pre_dir))

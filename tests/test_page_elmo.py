@@ -14,7 +14,7 @@ from lab.sources import embedded_metrics
 from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
-from tests.specs import chart, grid_formats, printed, tables, values
+from tests.specs import chart, grid_formats, printed, tables, use_source, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -191,9 +191,7 @@ def test_tables_show_the_decimals_the_page_rounded_to():
 
 def test_the_same_page_runs_a_tf_hub_style_savedmodel(tmp_path):
     path = export_saved_model(ElmoModel(ElmoConfig.tiny(), seed=3), tmp_path / "elmo_hub")
-    at = run_page(elmo_repeats="1")
-    at.sidebar.selectbox[1].set_value("custom").run()
-    at.sidebar.text_input[0].input(str(path)).run()
+    at = use_source(run_page(elmo_repeats="1"), "elmo", path)
     assert not at.exception and not at.error
     assert any("TF Hub ELMo" in c.value for c in at.caption)
     hub = load_elmo(str(path))
