@@ -94,26 +94,37 @@ def elmo_sentence_vectors(out) -> Section:
                    [Table(["output", "shape", "norm", "first values"], rows)])
 
 
-def elmo_word(elmo, out, ia: int, ib: int) -> Section:
+def _baseline_table(pair: views.WordPair, base: np.ndarray) -> Table:
+    """Per layer: the pair's cosine, the layer's baseline and the adjusted similarity, as the pages show them."""
+    rows = views.against_baseline(pair.cosine, base)
+    return Table(["layer", *rows], [[n, *(_f(v[i]) for v in rows.values())] for i, n in enumerate(pair.layer_names)])
+
+
+BASELINE_LINE = ("Baseline: the mean cosine of two random words from different sentences of the reference corpus at "
+                 "that layer; adjusted = (cosine - baseline) / (1 - baseline), 0 for two random words.")
+
+
+def elmo_word(elmo, out, ia: int, ib: int, baseline) -> Section:
     from lab import figures
 
     learned = elmo.mix_weights
     weights, gamma = (learned[0], learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
     pair = views.word_pair(views.with_context_only(views.mix(out, weights, gamma)), (0, ia), (1, ib))
+    base = baseline.at(pair.layer_names, weights)
     title = f'ELMo: cosine of A "{pair.texts[0]}" and B "{pair.texts[1]}" at each layer'
-    rows = [[n, _f(c)] for n, c in zip(pair.layer_names, pair.cosine)]
     mix = "the model's learned mix" if learned is not None else "a uniform mix (no learned weights)"
     groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
     return Section(f"4 · The ambiguous word “{pair.texts[0]}” / “{pair.texts[1]}” through ELMo's layers",
                    [f"`elmo (mix)` uses {mix}. `word_emb` is context-free: the same word gives 1.0.",
                     "The context-only rows are not ELMo outputs: at each word, the forward LSTM's state at the "
                     "word before and the backward LSTM's state at the word after, what the biLM uses to predict "
-                    "the word. They leave the word's own identity out, so they separate senses more."],
-                   [Table(["layer", "cosine"], rows)],
-                   [figures.bar_by_layer(pair.layer_names, pair.cosine, title, out.model_label, groups=groups)])
+                    "the word. They leave the word's own identity out, so they separate senses more.", BASELINE_LINE],
+                   [_baseline_table(pair, base)],
+                   [figures.bar_by_layer(pair.layer_names, pair.cosine, title, out.model_label, groups=groups,
+                                         baseline=base)])
 
 
-def bert_section(out, ia: int, ib: int) -> Section:
+def bert_section(out, ia: int, ib: int, baseline) -> Section:
     from lab import figures
 
     tables = []
@@ -131,10 +142,13 @@ def bert_section(out, ia: int, ib: int) -> Section:
     tables.append(Table(["measure", "cosine"], [["pooled output", _f(m.pooled)],
                                                 [f'contextual token "{pair.texts[0]}" / "{pair.texts[1]}"', _f(m.token)],
                                                 ["mean-pooled content tokens", _f(m.mean_content)]]))
-    tables.append(Table(["layer", "cosine"], [[n, _f(c)] for n, c in zip(pair.layer_names, pair.cosine)]))
+    base = baseline.at(pair.layer_names)
+    tables.append(_baseline_table(pair, base))
     title = f'BERT: cosine of A "{pair.texts[0]}" and B "{pair.texts[1]}" at every layer'
-    return Section("5 · BERT: word pieces, model inputs and three measures", [f"Model: {out.model_label}", shapes],
-                   tables, [figures.layer_curve(pair.layer_names, {"cosine": pair.cosine}, title, out.model_label)])
+    return Section("5 · BERT: word pieces, model inputs and three measures",
+                   [f"Model: {out.model_label}", shapes, BASELINE_LINE], tables,
+                   [figures.layer_curve(pair.layer_names, {"cosine": pair.cosine}, title, out.model_label,
+                                        baseline=base)])
 
 
 def block_section(sentences: list[str], seed: int, head: int) -> tuple[Section, Section]:
@@ -238,11 +252,12 @@ def build(a: str, b: str, word: str | None = None, seed: int = 0, head: int = 0,
         e_ia, e_ib = analysis.default_pair(*words)
         b_ia, b_ib = analysis.default_pair(*bert_out.words)
     block, padding = block_section([a, b], seed, head)
-    progress("comparing the models (baselines over the reference corpus, the sense pairs)...")
+    progress("reading the models against the reference corpus (baselines, the sense pairs)...")
     store = store or reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
     both, senses = comparison_sections(bert, elmo, bert_out, elmo_out, e_ia, e_ib, store)
     return [environment(bert, elmo, [a, b]), elmo_inspection(elmo, elmo_out), elmo_sentence_vectors(elmo_out),
-            elmo_word(elmo, elmo_out, e_ia, e_ib), bert_section(bert_out, b_ia, b_ib), block, padding, both, senses]
+            elmo_word(elmo, elmo_out, e_ia, e_ib, store.baseline(elmo)),
+            bert_section(bert_out, b_ia, b_ib, store.baseline(bert)), block, padding, both, senses]
 
 
 # --- rendering ---------------------------------------------------------------------------

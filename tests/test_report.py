@@ -52,6 +52,22 @@ def test_elmo_numbers_are_labs(sections):
     assert printed[list(views.CONTEXT_LAYERS)[-1]] == pytest.approx(by_hand, abs=1e-4)
 
 
+def test_the_elmo_and_bert_sections_read_each_layer_against_its_baseline(sections, small_corpus, embedded_bert):
+    """As the ELMo and BERT pages do: the layer's baseline (the mix's for its weights) and the adjusted similarity."""
+    elmo = models.load("elmo")
+    learned = elmo.mix_weights
+    weights = learned[0] if learned is not None else [0.0, 0.0, 0.0]
+    for section, model in ((sections[3], elmo), (sections[4], embedded_bert)):
+        table = table_of(section, "layer")
+        assert table.header == ["layer", "cosine", "baseline", "adjusted"]
+        names = [r[0] for r in table.rows]
+        cos, base, adjusted = (np.array([float(r[i]) for r in table.rows]) for i in (1, 2, 3))
+        np.testing.assert_allclose(base, small_corpus.baseline(model).at(names, weights), atol=1e-4)
+        np.testing.assert_allclose(adjusted, (cos - base) / (1 - base), atol=3e-4)
+        assert report.BASELINE_LINE in section.lines
+    assert [r[0] for r in table_of(sections[3], "layer").rows][3:] == ["elmo (mix)", *views.CONTEXT_LAYERS]
+
+
 def test_bert_numbers_are_labs(sections, embedded_bert):
     out = embedded_bert.run([A, B])
     pair = views.word_pair(out, (0, out.words[0].index("bank")), (1, out.words[1].index("bank")))
