@@ -13,7 +13,8 @@ import streamlit as st
 from lab import analysis, figures, quiz, views
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, md_code, md_escape, pill_labels, show_input_messages, show_table
+from ui.frame import (BASELINE_NOTE, frame, layer_table, md_code, md_escape, pill_labels, show_input_messages,
+                      show_table)
 
 MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
 
@@ -89,13 +90,9 @@ def compare() -> None:
                                     "Cosine similarity at every layer", out.model_label, fr.projector, baseline=base),
                 key="bert_curve")
     st.caption("Layer 0 is the input embedding. The same word starts close (its word-piece embedding is shared) "
-               "and moves apart as the layers mix in context." + ("" if base is None else
-               " The dashed line is each layer's baseline: the mean cosine of two random words from different "
-               "sentences of the reference corpus. It differs from layer to layer (where a layer's vectors crowd "
-               "into a narrow cone, even unrelated words score high), and a cosine says “alike” only as far as it "
-               "rises above it: *adjusted* = (cosine − baseline) / (1 − baseline), 0 for two random words."))
-    show_table(pd.DataFrame(views.against_baseline(pair.cosine, base), index=pd.Index(pair.layer_names, name="layer")).T,
-               projector=fr.projector, key="bert_curve_table")
+               "and moves apart as the layers mix in context."
+               + ("" if base is None else " The dashed line is each layer's baseline: " + BASELINE_NOTE))
+    layer_table(views.against_baseline(pair.cosine, base), pair.layer_names, fr.projector, "bert_curve_table")
     _token_map(pair)
     _cross_map(pair)
     _measures(pair)

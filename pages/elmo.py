@@ -15,7 +15,8 @@ from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, md_code, md_escape, pill_labels, show_input_messages, show_table
+from ui.frame import (BASELINE_NOTE, frame, layer_table, md_code, md_escape, pill_labels, show_input_messages,
+                      show_table)
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
@@ -212,17 +213,14 @@ def explore(pills_box) -> None:
     base = baseline.at(pair.layer_names, _weights()[0]) if baseline is not None else None  # the mix's: the weights'
     charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at each layer',
                                      about.label, fr.projector, groups=groups, baseline=base), key="elmo_bars")
-    show_table(pd.DataFrame(views.against_baseline(pair.cosine, base), index=pd.Index(pair.layer_names, name="layer")).T,
-               projector=fr.projector, key="elmo_curve_table")
+    layer_table(views.against_baseline(pair.cosine, base), pair.layer_names, fr.projector, "elmo_curve_table")
     st.caption("`word_emb` sees only the characters of the word, so the same word has cosine 1.000 "
                "in any context; the LSTM layers mix in the sentence around it. The orange *context-only* "
                "rows are not ELMo outputs: at each word they take the forward LSTM's state at the word "
                "before and the backward LSTM's state at the word after, which is what the biLM uses to "
                "predict the word. They leave the word's own identity out, so they separate senses more."
-               + ("" if base is None else " The dark line across each bar is its baseline: the mean cosine of two "
-                  "random words from different sentences of the reference corpus there (for the mix, with the "
-                  "weights above). A cosine says “alike” only as far as it rises above it: *adjusted* = (cosine − "
-                  "baseline) / (1 − baseline), 0 for two random words."))
+               + ("" if base is None else " The dark line across each bar is its baseline (the mix's for the "
+                  "weights above): " + BASELINE_NOTE))
     m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True)
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
     charts.show(
