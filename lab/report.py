@@ -100,8 +100,7 @@ def _baseline_table(pair: views.WordPair, base: np.ndarray) -> Table:
     return Table(["layer", *rows], [[n, *(_f(v[i]) for v in rows.values())] for i, n in enumerate(pair.layer_names)])
 
 
-BASELINE_LINE = ("Baseline: the mean cosine of two random words from different sentences of the reference corpus at "
-                 "that layer; adjusted = (cosine - baseline) / (1 - baseline), 0 for two random words.")
+BASELINE_LINE = "Baseline: " + views.BASELINE_NOTE
 
 
 def elmo_word(elmo, out, ia: int, ib: int, baseline) -> Section:

@@ -53,6 +53,13 @@ def word_pair(out: LayerVectors, a: tuple[int, int], b: tuple[int, int], pool: s
                     analysis.layerwise_cosine(va, vb), list(out.layer_names))
 
 
+# What a page's caption and the report say of the baselines they show (after naming how)
+BASELINE_NOTE = ("the mean cosine of two random words from different sentences of the reference corpus at that "
+                 "layer. It differs from layer to layer (where a layer's vectors crowd into a narrow cone, even "
+                 "unrelated words score high), and a cosine says “alike” only as far as it rises above it: "
+                 "adjusted = (cosine − baseline) / (1 − baseline), 0 for two random words.")
+
+
 def against_baseline(cosine: np.ndarray, baseline: np.ndarray | None) -> dict[str, np.ndarray]:
     """A pair's cosine at each layer beside the layer's anisotropy baseline and the adjusted
     similarity, (cos - base) / (1 - base), each rounded to 4 decimals: a table's rows

@@ -13,8 +13,7 @@ import streamlit as st
 from lab import analysis, figures, quiz, views
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import (BASELINE_NOTE, frame, layer_table, md_code, md_escape, pill_labels, show_input_messages,
-                      show_table)
+from ui.frame import frame, layer_table, md_code, md_escape, pill_labels, show_input_messages, show_table
 
 MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
 
@@ -91,7 +90,7 @@ def compare() -> None:
                 key="bert_curve")
     st.caption("Layer 0 is the input embedding. The same word starts close (its word-piece embedding is shared) "
                "and moves apart as the layers mix in context."
-               + ("" if base is None else " The dashed line is each layer's baseline: " + BASELINE_NOTE))
+               + ("" if base is None else " The dashed line is each layer's baseline: " + views.BASELINE_NOTE))
     layer_table(views.against_baseline(pair.cosine, base), pair.layer_names, fr.projector, "bert_curve_table")
     _token_map(pair)
     _cross_map(pair)

@@ -15,8 +15,7 @@ from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import (BASELINE_NOTE, frame, layer_table, md_code, md_escape, pill_labels, show_input_messages,
-                      show_table)
+from ui.frame import frame, layer_table, md_code, md_escape, pill_labels, show_input_messages, show_table
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
@@ -220,7 +219,7 @@ def explore(pills_box) -> None:
                "before and the backward LSTM's state at the word after, which is what the biLM uses to "
                "predict the word. They leave the word's own identity out, so they separate senses more."
                + ("" if base is None else " The dark line across each bar is its baseline (the mix's for the "
-                  "weights above): " + BASELINE_NOTE))
+                  "weights above): " + views.BASELINE_NOTE))
     m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True)
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
     charts.show(

@@ -257,13 +257,6 @@ def show_table(df, key: str, projector: bool, wrap: bool = False, **kwargs) -> N
                        icon=":material/download:", help="Download this table as a CSV file", on_click="ignore")
 
 
-# What a page's caption says of the baselines it draws (after naming how it draws them)
-BASELINE_NOTE = ("the mean cosine of two random words from different sentences of the reference corpus at that "
-                 "layer. It differs from layer to layer (where a layer's vectors crowd into a narrow cone, even "
-                 "unrelated words score high), and a cosine says “alike” only as far as it rises above it: "
-                 "*adjusted* = (cosine − baseline) / (1 − baseline), 0 for two random words.")
-
-
 def layer_table(rows: dict, layer_names, projector: bool, key: str) -> None:
     """Rows of per-layer numbers ({row name: (N,)}, e.g. ``lab.views.against_baseline``) as a
     table with one column per layer (``show_table``)."""
