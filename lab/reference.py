@@ -179,11 +179,35 @@ def embed_words(model, sentences: Sequence[str], layer: int | None = None, pool:
         parts.append((vecs, np.asarray(batch)[rows], words))
         names = out.layer_names
         progress(min(1.0, (start + len(batch)) / len(order)), f"{start + len(batch):,} of {len(order):,} sentences")
-    axis = 0 if layer is not None else 1
+    return *_in_order(parts, 0 if layer is not None else 1), list(names)
+
+
+def _in_order(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], axis: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Batches' (vectors, sentence, word) joined in the order of the sentences given, then of
+    their words: the order ``embed_words`` returns whatever order the batches ran in."""
     vecs = np.concatenate([p[0] for p in parts], axis=axis)
     rows, words = np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
-    at = np.lexsort((words, rows))  # back to corpus order
-    return np.take(vecs, at, axis=axis), rows[at], words[at], list(names)
+    at = np.lexsort((words, rows))
+    return np.take(vecs, at, axis=axis), rows[at], words[at]
+
+
+class PooledWords:
+    """Every kept word's vectors at every layer with another pooling of its pieces, gathered
+    from the aligned runs of an ``embed_words`` pass (``each_batch=pooled.add``) in the order
+    it returns its own: one model run gives a BERT's words pooled both ways."""
+
+    def __init__(self, pool: str, keep=is_word):
+        self.pool, self.keep = pool, keep
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def add(self, out: LayerVectors, sentences: np.ndarray) -> None:
+        vecs, rows, words = word_matrix(out, None, self.pool, self.keep)
+        self.parts.append((vecs, sentences[rows], words))
+
+    def gathered(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(N, M, C) vectors, the sentence (M,) and word (M,) of each, as ``embed_words``'s."""
+        return _in_order(self.parts, 1)
 
 
 def content_word(word: str) -> bool:
@@ -198,23 +222,38 @@ def content_word(word: str) -> bool:
 class Baseline:
     """A model's anisotropy baseline per layer (mean cosine of random words, different
     sentences), and of the views a page adds to its layers: ELMo's context-only views (by
-    name, from the same pairs) and any scalar mix of the layers (from ``grams``)."""
+    name, from the same pairs) and any scalar mix of the layers (from ``grams``).
+
+    A BERT word cut into pieces is one vector only once they are pooled, so a BERT has a
+    baseline per pooling, from the same word pairs: ``values`` with each word's first
+    piece, ``mean`` with the mean of its pieces (``layers(pool)`` picks). An ELMo's words
+    are single tokens: every pooling gives ``values`` (``mean`` is None)."""
 
     layer_names: list[str]
-    values: np.ndarray  # (N,)
+    values: np.ndarray  # (N,) first-piece pooling
     pairs: int
     sentences: int
     views: dict[str, float]  # a view's name (lab.views.CONTEXT_LAYERS) -> its baseline; {} for BERT
     grams: np.ndarray  # (P, 3, N, N) the pairs' dot products between layers (analysis.pair_grams)
+    mean: np.ndarray | None = None  # (N,) a BERT's, with each word's pieces averaged
 
-    def at(self, names: Sequence[str], mix_weights=None) -> np.ndarray:
-        """The baseline of each of ``names``: a layer's, a view's, and the scalar mix's
-        (``lab.views.MIX_LAYER``) for ``mix_weights``; NaN for a name it does not know. (len(names),)"""
+    def layers(self, pool: str = "first") -> np.ndarray:
+        """Each layer's baseline for words pooled by ``pool`` ("first" or "mean"). (N,)"""
+        if pool not in ("first", "mean"):
+            raise ValueError(f"pooling must be 'first' or 'mean', got {pool!r}")
+        return self.mean if pool == "mean" and self.mean is not None else self.values
+
+    def at(self, names: Sequence[str], mix_weights=None, pool: str = "first") -> np.ndarray:
+        """The baseline of each of ``names``: a layer's (its words pooled by ``pool``), a
+        view's, and the scalar mix's (``lab.views.MIX_LAYER``) for ``mix_weights``; NaN for
+        a name it does not know. (len(names),)"""
         from lab.views import MIX_LAYER
+
+        values = self.layers(pool)
 
         def one(name: str) -> float:
             if name in self.layer_names:
-                return float(self.values[self.layer_names.index(name)])
+                return float(values[self.layer_names.index(name)])
             if name == MIX_LAYER and mix_weights is not None:
                 return analysis.mix_baseline(self.grams, mix_weights)
             return float(self.views.get(name, np.nan))
@@ -365,7 +404,7 @@ class ReferenceStore:
             top = len(stored["layer_names"]) - 1
         except (OSError, ValueError, KeyError, TypeError):
             return False
-        return "views" in stored and all((folder / name).is_file() for name in
+        return {"views", "mean"} <= stored.keys() and all((folder / name).is_file() for name in
                                          (GRAMS_FILE, index_file(top, "first"), table_file("first")))
 
     @property
@@ -385,6 +424,7 @@ class ReferenceStore:
                 _write(folder / GRAMS_FILE, _npz(grams=result.grams.astype(np.float32)))
                 _write(folder / BASELINE_FILE, json.dumps({
                     "layer_names": result.layer_names, "values": result.values.tolist(), "views": result.views,
+                    "mean": None if result.mean is None else result.mean.tolist(),
                     "pairs": result.pairs, "sentences": result.sentences}).encode())
             self._small[key] = result
             return result
@@ -394,14 +434,17 @@ class ReferenceStore:
 
         n = len(self.corpus.sentences)
         picked = np.sort(np.random.default_rng(0).choice(n, min(BASELINE_SENTENCES, n), replace=False))
+        mean = PooledWords("mean") if model.family == "bert" else None  # the same words, pieces averaged
         vecs, rows, _, names = embed_words(model, [self.corpus.sentences[i] for i in picked], progress=progress,
+                                           each_batch=None if mean is None else mean.add,
                                            view=with_views)  # an ELMo's context-only views, from the same words
         pairs = analysis.random_pairs(rows, BASELINE_PAIRS, seed=0)
         values = analysis.mean_pair_cosine(vecs, pairs)
         layers = names.index(CONTEXT_LAYERS[0]) if CONTEXT_LAYERS[0] in names else len(names)  # the model's own
         return Baseline(names[:layers], values[:layers], len(pairs), len(picked),
                         {name: float(v) for name, v in zip(names[layers:], values[layers:])},
-                        analysis.pair_grams(vecs[:layers], pairs))
+                        analysis.pair_grams(vecs[:layers], pairs),
+                        None if mean is None else analysis.mean_pair_cosine(mean.gathered()[0], pairs))
 
     # -- self-similarity --
     def self_similarity(self, model, word: str, pool: str = "first") -> SelfSimilarity:
@@ -493,13 +536,14 @@ def _npz(**arrays) -> bytes:
 
 def _read_baseline(folder: Path) -> Baseline | None:
     """The baseline stored in ``folder``; None if there is none, or only one written before
-    baselines covered views and mixes (no "views"): it is computed again."""
+    baselines covered views, mixes and poolings (no "views", no "mean"): it is computed again."""
     try:
         d = json.loads((folder / BASELINE_FILE).read_text())
         with np.load(folder / GRAMS_FILE) as z:
             grams = z["grams"].astype(np.float64)
-        return Baseline(d["layer_names"], np.array(d["values"]), d["pairs"], d["sentences"], d["views"], grams)
-    except (OSError, ValueError, KeyError):
+        return Baseline(d["layer_names"], np.array(d["values"]), d["pairs"], d["sentences"], d["views"], grams,
+                        None if d["mean"] is None else np.array(d["mean"]))
+    except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
@@ -530,6 +574,9 @@ def baseline_table(store: ReferenceStore, model, words: Sequence[str]) -> list[s
         lines.append(f"{name:{width}s}{d:5.2f}  {b:8.3f}{cells}")
     if base.views:  # an ELMo's context-only views: not layers (no depth, no self-similarity)
         lines.append("baselines of views: " + ", ".join(f"{name} {v:.3f}" for name, v in base.views.items()))
+    if base.mean is not None:  # a BERT's, with each word's pieces averaged (the column is first-piece)
+        lines.append("baselines, pieces averaged: " + ", ".join(f"{name} {v:.3f}"
+                                                                for name, v in zip(base.layer_names, base.mean)))
     lines.append("self-similarity contexts: " + ", ".join(f"{s.word} {s.used} of {s.contexts}" for s in sims))
     return lines
 

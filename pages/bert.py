@@ -71,7 +71,12 @@ def _word_pickers() -> views.WordPair:
                  options=["first", "mean"], format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word cut into several pieces has several vectors: take the first "
                       "piece's, or average them.")
-    return views.word_pair(out, (0, state.get("bert_ta")), (1, state.get("bert_tb")), state.get("bert_pool") or "first")
+    return views.word_pair(out, (0, state.get("bert_ta")), (1, state.get("bert_tb")), pooling())
+
+
+def pooling() -> str:
+    """The pooling picked ("first" or "mean"): the pair's vectors and their baselines follow it."""
+    return state.get("bert_pool") or "first"
 
 
 @state.fragment
@@ -84,7 +89,7 @@ def compare() -> None:
     if not quiz_ui.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert",
                         hides="this section's chart and maps, and sections 3 and 4 (their numbers give the answer away)"):
         return
-    base = baseline.at(pair.layer_names) if baseline is not None else None
+    base = baseline.at(pair.layer_names, pool=pooling()) if baseline is not None else None
     charts.show(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
                                     "Cosine similarity at every layer", out.model_label, fr.projector, baseline=base),
                 key="bert_curve")

@@ -111,7 +111,7 @@ def curves(wa: int, wb: int) -> dict[str, compare.ModelCurve]:
     found = {}
     for family, out in runs.items():
         try:
-            found[family] = compare.model_curve(out, (0, wa), (1, wb), pooling(), baselines[family].values)
+            found[family] = compare.model_curve(out, (0, wa), (1, wb), pooling(), baselines[family].layers(pooling()))
         except ValueError as exc:
             st.warning(f"{md_escape(str(exc))}. Its curve is left out; pick another word to compare both models.")
     return found
@@ -146,8 +146,8 @@ def self_similarity(word: str) -> None:
         names, depth = baselines[family].layer_names, compare.depth(len(baselines[family].layer_names))
         lines += [DepthLine(f"{m.short_label}: self-similarity of “{word}” ({s.used} sentences)", names, depth,
                             s.values, COLOURS[family]),
-                  DepthLine(f"{m.short_label}: baseline", names, depth, baselines[family].values, COLOURS[family],
-                            dashed=True)]
+                  DepthLine(f"{m.short_label}: baseline", names, depth, baselines[family].layers(pooling()),
+                            COLOURS[family], dashed=True)]
     if rare:
         count = len(store.corpus.containing(word))
         st.info(f"“{md_escape(word)}” is too rare in the reference corpus for a self-similarity: {count} "

@@ -169,6 +169,33 @@ def test_store_baselines_of_context_only_views_and_of_any_mix(corpus, tmp_path):
     np.testing.assert_allclose(again.at(names[:3], weights), got[:3], atol=1e-6)
 
 
+def test_a_bert_has_a_baseline_per_pooling_from_the_same_word_pairs(embedded_bert, tmp_path):
+    """First piece and mean of the pieces: each the mean cosine of the same random pairs of
+    words, pooled that way (one model run gives both); an ELMo's words are single tokens."""
+    text = tmp_path / "corpus.txt"
+    text.write_text("The unaffable bankers smiled.\nA heron squawked at the kayakers.\n"
+                    "We walked along the river bank.\nThe bank raised its interest rates.\n")
+    store = reference.ReferenceStore(reference.load_corpus(str(text)), tmp_path / "cache")
+    base = store.baseline(embedded_bert)
+    sentences = store.corpus.sentences  # fewer than BASELINE_SENTENCES: all of them
+    first, rows, words, _ = reference.embed_words(embedded_bert, sentences, pool="first")
+    mean, rows_m, words_m, _ = reference.embed_words(embedded_bert, sentences, pool="mean")
+    np.testing.assert_array_equal(rows, rows_m)
+    np.testing.assert_array_equal(words, words_m)
+    pairs = analysis.random_pairs(rows, reference.BASELINE_PAIRS, seed=0)
+    np.testing.assert_allclose(base.values, analysis.mean_pair_cosine(first, pairs), atol=1e-6)
+    np.testing.assert_allclose(base.mean, analysis.mean_pair_cosine(mean, pairs), atol=1e-6)
+    assert np.abs(base.mean - base.values).max() > 1e-3  # the corpus has words of several pieces
+    assert base.layers("mean") is base.mean and base.layers("first") is base.values
+    np.testing.assert_allclose(base.at(base.layer_names[::-1], pool="mean"), base.mean[::-1])
+    with pytest.raises(ValueError, match="pooling"):
+        base.layers("max")
+    again = reference.ReferenceStore(store.corpus, store.folder).baseline(embedded_bert)
+    np.testing.assert_allclose(again.mean, base.mean)  # read back from disk
+    elmo = store.baseline(FakeBilm())
+    assert elmo.mean is None and elmo.layers("mean") is elmo.values
+
+
 def test_a_baseline_stored_before_views_had_one_is_computed_again(corpus, tmp_path):
     m = FakeBilm()
     reference.ReferenceStore(corpus, tmp_path / "cache").baseline(m)
@@ -182,6 +209,21 @@ def test_a_baseline_stored_before_views_had_one_is_computed_again(corpus, tmp_pa
     calls = m.calls
     assert list(store.baseline(m).views) == list(views.CONTEXT_LAYERS) and m.calls > calls
     assert "views" in json.loads((folder / reference.BASELINE_FILE).read_text())
+
+
+def test_a_baseline_stored_before_poolings_had_one_is_computed_again(corpus, tmp_path):
+    m = FakeBilm()
+    reference.ReferenceStore(corpus, tmp_path / "cache").baseline(m)
+    folder = next((tmp_path / "cache").glob("*/*"))
+    old = json.loads((folder / reference.BASELINE_FILE).read_text())
+    assert old["mean"] is None  # an ELMo's: its words are single tokens
+    del old["mean"]  # as the version before wrote it
+    (folder / reference.BASELINE_FILE).write_text(json.dumps(old))
+    store = reference.ReferenceStore(corpus, tmp_path / "cache")
+    assert not store.prepared(m.family, m.source, m.label)
+    calls = m.calls
+    store.baseline(m)
+    assert m.calls > calls and "mean" in json.loads((folder / reference.BASELINE_FILE).read_text())
 
 
 def test_self_similarity_from_running_sums_equals_the_cosine_matrix_mean():

@@ -80,7 +80,7 @@ def test_each_layer_beside_its_anisotropy_baseline(defaults_out, embedded_bert, 
     np.testing.assert_allclose(values(line["y"]), base.values, atol=1e-6)
 
 
-def test_mean_pooling_of_a_split_word(embedded_bert):
+def test_mean_pooling_of_a_split_word(embedded_bert, small_corpus):
     a, b = "Unaffable bankers smiled.", "The bankers were unaffable."
     at = run_page(a=a, b=b)
     assert at.pills[0].value == 0 and at.pills[1].value == 3  # "Unaffable" / "unaffable"
@@ -88,6 +88,15 @@ def test_mean_pooling_of_a_split_word(embedded_bert):
     out = embedded_bert.run([a, b])
     np.testing.assert_allclose(list(curve_table(at).values()), expected_curve(out, 0, 3, "mean"), atol=1e-4)
     assert not np.allclose(expected_curve(out, 0, 3, "mean"), expected_curve(out, 0, 3, "first"))
+    # the baselines follow the pooling: random words of the corpus, their pieces averaged too
+    base = small_corpus.baseline(embedded_bert)
+    df = next(t for t in tables(at) if list(t.index)[:1] == ["cosine"])
+    np.testing.assert_allclose(df.loc["baseline"].to_numpy(float), base.mean, atol=1e-4)
+    np.testing.assert_allclose(values(chart(at, "Cosine similarity at every layer")["data"][1]["y"]), base.mean,
+                               atol=1e-6)
+    at.segmented_control[0].set_value("first").run()
+    np.testing.assert_allclose(next(t for t in tables(at) if list(t.index)[:1] == ["cosine"]).loc["baseline"]
+                               .to_numpy(float), base.values, atol=1e-4)
 
 
 def test_layer_slider_changes_the_a_by_b_map(defaults_out):

@@ -34,7 +34,7 @@ def runs(models, a=A, b=B):
 
 
 def curves(models, store, wa, wb, a=A, b=B, pool="first"):
-    return {f: compare.model_curve(out, (0, wa), (1, wb), pool, store.baseline(models[f]).values)
+    return {f: compare.model_curve(out, (0, wa), (1, wb), pool, store.baseline(models[f]).layers(pool))
             for f, out in runs(models, a, b).items()}
 
 
@@ -83,6 +83,27 @@ def test_selecting_words_and_the_adjusted_toggle(models, small_corpus):
         np.testing.assert_allclose(got[f"{c.short_label}: “interest” vs “river”"], adjusted, atol=1e-6)
         np.testing.assert_allclose(got[f"{c.short_label}: baseline (random words)"], 0.0)
     assert at.query_params["cmp_adjusted"] == "1" and at.query_params["cmp_wa"] == "4"
+
+
+def test_berts_mean_pooling_moves_its_curve_and_its_baselines(models, small_corpus):
+    """A word cut into pieces: with their mean, BERT's cosines and its baselines (random words of
+    the corpus, pooled the same way) both change; ELMo's, made of whole words, do not."""
+    a, b = "Unaffable bankers smiled.", "The bankers were unaffable."
+    at = run_page(a=a, b=b, cmp_wa="0", cmp_wb="3", cmp_pool="mean")
+    assert not at.exception and at.segmented_control[0].value == "mean"
+    got = traces(at)
+    want = curves(models, small_corpus, 0, 3, a, b, pool="mean")
+    first = curves(models, small_corpus, 0, 3, a, b)
+    base = small_corpus.baseline(models["bert"])
+    np.testing.assert_allclose(want["bert"].baseline, base.mean)
+    assert not np.allclose(want["bert"].cosine, first["bert"].cosine) and not np.allclose(base.mean, base.values)
+    np.testing.assert_allclose(want["elmo"].cosine, first["elmo"].cosine)
+    for c in want.values():
+        np.testing.assert_allclose(got[f"{c.short_label}: “Unaffable” vs “unaffable”"], c.cosine, atol=1e-6)
+        np.testing.assert_allclose(got[f"{c.short_label}: baseline (random words)"], c.baseline, atol=1e-9)
+    at = run_page(cmp_pool="mean")  # "bank", which the corpus holds often enough for a self-similarity
+    bert = models["bert"].short_label
+    np.testing.assert_allclose(traces(at, "Self-similarity of")[f"{bert}: baseline"], base.mean, atol=1e-9)
 
 
 def brute_force_neighbours(model, sentences, query, layer, k=8):
