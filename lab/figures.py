@@ -316,22 +316,40 @@ def _left_margin(y_labels: Sequence[str], s: dict, titled: bool) -> int:
 CHART_WIDTH = 800
 
 
-def _cell_text(z: np.ndarray, plot_width: float, s: dict) -> tuple[str | None, float]:
+CELL_PAD = 6  # px of a heatmap's cell kept clear of its printed value
+
+
+def _cell_text(z: np.ndarray, plot_width: float, s: dict) -> tuple[str | None, float, float]:
     """How a heatmap prints its values in its cells (``plot_width`` px over the columns):
     two decimals at the look's size; smaller where the cells are too narrow for that, then
     one decimal; none where even that would be under the smallest legible size (the colours
     and the hover still give every value). Plotly does not fit the text to its cell: text
-    wider than the cell runs into its neighbours' (18 columns in projector mode did)."""
+    wider than the cell runs into its neighbours' (18 columns in projector mode did).
+    Returns the text template, its size and the widest value's width in ems."""
     finite = z[np.isfinite(z)]
     if not finite.size:
-        return None, s["cell_text"]
-    cell = plot_width / z.shape[1] - 6
+        return None, s["cell_text"], 0.0
+    cell = plot_width / z.shape[1] - CELL_PAD
     for decimals in (2, 1):
         widest = max(number_width(f"{v:.{decimals}f}") for v in (finite.min(), finite.max()))
         size = min(s["cell_text"], cell / widest)
         if size >= s["cell_text_min"]:
-            return f"%{{z:.{decimals}f}}", round(size, 1)
-    return None, s["cell_text"]
+            return f"%{{z:.{decimals}f}}", round(size, 1), widest
+    return None, s["cell_text"], 0.0
+
+
+def cell_text_fit(fig: go.Figure) -> dict | None:
+    """What a browser needs to keep a ``heatmap``'s printed values inside their cells at any
+    chart width (``ui.charts.show`` writes it as a style rule): the size chosen for a chart
+    ``CHART_WIDTH`` wide is kept where there is room, smaller where the chart is narrower
+    (a 1024-px projector with the sidebar open, a phone), and no values below the look's
+    smallest legible size. None for a figure that prints none.
+
+    ``size``, ``min``: px; ``margins``: px of the chart's width beside the plot (the margins,
+    the colour bar's included); ``columns``; ``widest``: the widest value's width in ems.
+    The largest size that fits a chart W px wide is ((W - margins) / columns - ``pad``) / widest."""
+    meta = fig.layout.meta
+    return meta.get("cell_text") if isinstance(meta, dict) else None
 
 
 def _check_labels(z: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str]) -> None:
@@ -462,8 +480,8 @@ def heatmap(
     xt, yt = [label(tick_label(t)) for t in x_labels], [label(tick_label(t)) for t in y_labels]
     # the colour bar sits right of the plot: room for it, so Plotly need not widen the margin
     colorbar_room = math.ceil(s["colorbar"] + text_width("-0.25", s["tick"]) + 50)
-    values, text_size = (_cell_text(z, CHART_WIDTH - _left_margin(yt, s, bool(y_title)) - colorbar_room, s)
-                         if show_values else (None, s["cell_text"]))
+    values, text_size, widest = (_cell_text(z, CHART_WIDTH - _left_margin(yt, s, bool(y_title)) - colorbar_room, s)
+                                 if show_values else (None, s["cell_text"], 0.0))
     traces = [go.Heatmap(
         z=z, x=xs, y=ys,
         zmin=zrange[0] if zrange else None, zmax=zrange[1] if zrange else None,
@@ -487,12 +505,17 @@ def heatmap(
         ))
         layout = {"clickmode": "event+select", "dragmode": False}
     rows = (36 if projector else 24) * len(ys)  # room for a value in every cell
-    return _figure(
+    fig = _figure(
         traces, title, model_label, projector, plot_height=rows, margin_right=colorbar_room, **layout,
         xaxis={"tickvals": xs, "ticktext": xt, "title": {"text": x_title}, "tickfont": {"size": s["tick"]},
                "side": "bottom", "tickangle": -45 if len(xs) > 8 else 0, "range": [-0.5, len(xs) - 0.5]},
         yaxis={"tickvals": ys, "ticktext": yt, "title": {"text": y_title}, "tickfont": {"size": s["tick"]},
                "range": [len(ys) - 0.5, -0.5]})  # the cells exactly, row 0 at the top
+    if values is not None:  # for the browser, which alone knows the chart's width (cell_text_fit)
+        fig.layout.meta = {"cell_text": {"size": text_size, "min": s["cell_text_min"], "columns": len(xs),
+                                         "widest": round(widest, 4), "pad": CELL_PAD,
+                                         "margins": fig.layout.margin.l + fig.layout.margin.r}}
+    return fig
 
 
 def attention_heatmap(

@@ -21,10 +21,16 @@ pytestmark = pytest.mark.browser
 A = "The Antidisestablishmentarianism committee met at the central bank 銀行 today."
 B = "We sat on the river bank 🙂 and watched WWWWWWW boats."
 
+PAGE_CHARTS = '[data-testid="stPlotlyChart"]'
+
 # (chart title, text element, how far it sticks out in px, or 'hidden' for a tick label Plotly
-# hid because it would reach past the chart's edge) for every label outside its chart
-OUTSIDE = """(charts = '[data-testid="stPlotlyChart"]') => {
+# hid because it would reach past the chart's edge) for every label outside its chart, and how
+# many labels were checked. The selector is an argument with no default: Playwright calls a
+# function given no argument with null, not undefined, so a default never applied and the
+# check ran on no chart at all
+OUTSIDE = """(charts) => {
   const out = [];
+  let checked = 0;
   for (const chart of document.querySelectorAll(charts)) {
     const svg = chart.querySelector('svg.main-svg');
     if (!svg) continue;
@@ -34,6 +40,7 @@ OUTSIDE = """(charts = '[data-testid="stPlotlyChart"]') => {
     const labels = chart.querySelectorAll('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, ' +
                                           '.legendtext, .cbaxis text, .gtitle');
     for (const el of labels) {
+      checked++;
       const r = el.getBoundingClientRect();
       if (r.width === 0 && el.textContent && getComputedStyle(el).display === 'none' && el.closest('.xtick, .ytick'))
         out.push([title.slice(0, 60), el.textContent.slice(0, 30), 'hidden']);  // Plotly hides one past the edge
@@ -42,8 +49,15 @@ OUTSIDE = """(charts = '[data-testid="stPlotlyChart"]') => {
       if (over > 2) out.push([title.slice(0, 60), el.textContent.slice(0, 30), Math.round(over)]);
     }
   }
-  return out;
+  return {out, checked};
 }"""
+
+
+def labels_outside(page, charts: str = PAGE_CHARTS) -> list:
+    """``OUTSIDE`` on the charts ``charts`` selects, which must hold some labels."""
+    found = page.evaluate(OUTSIDE, charts)
+    assert found["checked"] > 0, f"no chart label under {charts!r}"
+    return found["out"]
 
 
 # (chart title, cell width, widest value printed in a cell) for every heatmap whose printed
@@ -73,9 +87,50 @@ def test_every_label_lies_inside_its_chart(app_server, page, page_name, projecto
     wait_idle(page)
     charts = page.locator('[data-testid="stPlotlyChart"] svg.main-svg').count()
     assert charts >= 2, f"only {charts} charts drawn on {page_name}"
-    assert page.evaluate(OUTSIDE) == []
+    assert labels_outside(page) == []
     assert page.evaluate(OVERFULL_CELLS) == []
 
+
+# For every heatmap that prints its values: the size its figure gives them, its cells' width,
+# and the size and display the page's style gives them (ui.charts.fit_cell_text)
+CELL_TEXT = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')].flatMap(gd => {
+  const heat = (gd._fullData || []).find(t => t.type === 'heatmap'), text = gd.querySelector('.heatmaplayer text');
+  if (!heat || !heat.texttemplate || !text) return [];
+  const cs = getComputedStyle(text);
+  return [[heat.textfont.size, gd._fullLayout._size.w / heat.z[0].length, parseFloat(cs.fontSize), cs.display]];
+})"""
+
+
+@pytest.mark.parametrize("width, projector", [(1280, 0), (1024, 1), (390, 0)],
+                         ids=["laptop", "projector-1024-sidebar-open", "phone"])
+def test_printed_values_fit_their_cells_at_any_width(app_server, browser, width, projector):
+    # the figures size a heatmap's printed values for a chart about 800 px wide; on a 1024-px
+    # projector with the sidebar open (a 564-px chart) they ran into each other on the BERT,
+    # ELMo and attention pages. The page's style keeps the figure's size where the cells have
+    # room, shrinks the values where they have less, and hides them below the look's least
+    # legible size (the colours and the hover give every value)
+    phone = width < 500
+    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    seen = {}
+    for name in ("bert", "elmo", "attention"):
+        page.goto(f"{app_server}/{name}?proj={projector}")
+        page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg')
+        wait_idle(page)
+        assert page.evaluate(OVERFULL_CELLS) == [], name
+        seen[name] = page.evaluate(CELL_TEXT)
+    context.close()
+    print(width, projector, seen)
+    smallest = figures.style(bool(projector))["cell_text_min"]
+    found = [v for values in seen.values() for v in values]
+    assert len(found) >= 5, seen  # every page prints the values of some map
+    for size, cell, shown, display in found:
+        assert shown <= size + 0.01 and (display == "none" or shown >= smallest - 0.01), seen
+    if width == 1280:  # the width the figures were sized for: as they were
+        assert all(shown == pytest.approx(size, abs=0.01) and display != "none" for size, _, shown, display in found)
+    else:
+        assert any(display == "none" or shown < size - 0.5 for size, _, shown, display in found)
 
 
 BERT_BASE = ["embeddings"] + [f"layer {i}" for i in range(1, 13)]
@@ -99,7 +154,7 @@ def test_a_13_layer_model_keeps_every_tick_label(browser, tmp_path, projector):
             fig.write_html(path, include_plotlyjs=True, default_width=f"{width}px")
             page.goto(path.as_uri())
             page.wait_for_selector(".plotly-graph-div svg.main-svg")
-            outside = page.evaluate(OUTSIDE, ".plotly-graph-div")
+            outside = labels_outside(page, ".plotly-graph-div")
             # at 560 px only the tick labels: a projector-size title needs the wider chart
             assert [o for o in outside if width == 820 or o[2] == "hidden"] == [], width
     page.close()
@@ -168,9 +223,11 @@ def test_a_cold_server_has_the_browser_load_the_chart_code_while_the_page_import
 
 # (test id or tag, text, its full width, the width shown) for every text cut off: an element
 # whose content is wider than it and which hides (or scrolls) the rest, or ends it with "…"
-CUT_OFF = """(scope = '[data-testid="stMain"] *, [data-testid="stSidebar"] *') => {
+CUT_OFF = """(scope) => {
   const out = [];
+  let checked = 0;
   for (const e of document.querySelectorAll(scope)) {
+    checked++;
     if (e.closest('.js-plotly-plot, [data-testid="stDataFrame"], textarea, style') || e.querySelector('style'))
       continue;  // charts and grids draw their own text; a <style> holds no text that is shown
     if (!e.textContent.trim() || e.children.length > 3 && e.tagName !== 'TABLE' && !e.querySelector('table'))
@@ -180,8 +237,15 @@ CUT_OFF = """(scope = '[data-testid="stMain"] *, [data-testid="stSidebar"] *') =
         (cs.overflowX !== 'visible' || cs.textOverflow === 'ellipsis'))
       out.push([e.dataset.testid || e.tagName, e.textContent.trim().slice(0, 60), e.scrollWidth, e.clientWidth]);
   }
-  return out;
+  return {out, checked};
 }"""
+
+
+def cut_off(page, scope: str = '[data-testid="stMain"] *, [data-testid="stSidebar"] *') -> list:
+    """``CUT_OFF`` over the elements ``scope`` selects (the page's main part and sidebar)."""
+    found = page.evaluate(CUT_OFF, scope)
+    assert found["checked"] > 0, f"no element under {scope!r}"
+    return found["out"]
 
 
 @pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
@@ -194,7 +258,7 @@ def test_no_text_is_cut_off(app_server, page, page_name, projector):
     if page_name:
         page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg')
     wait_idle(page)
-    assert page.evaluate(CUT_OFF) == []
+    assert cut_off(page) == []
 
 
 def test_projector_mode_enlarges_the_metric_values(app_server, page):
@@ -230,7 +294,7 @@ def test_a_1024_px_projector_with_the_sidebar_closed_has_room_for_every_figure(a
       return widths.every(([svg, box]) => Math.abs(svg - box) < 2) && widths.some(([svg]) => svg > 800);
     }""")
     page.wait_for_timeout(500)
-    assert page.evaluate(OUTSIDE) == []
+    assert labels_outside(page) == []
     assert page.evaluate(OVERFULL_CELLS) == []
-    assert page.evaluate(CUT_OFF, '[data-testid="stMain"] *') == []
+    assert cut_off(page, '[data-testid="stMain"] *') == []
     context.close()

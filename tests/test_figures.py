@@ -336,3 +336,25 @@ def test_a_heatmap_is_built_once_for_each_input():
     big = np.zeros((1, charts.MEMO_CELLS + 1))  # a large map is not kept
     labels = [str(i) for i in range(big.shape[1])]
     assert charts.heatmap(big, labels, ["x"], "T", "M") is not charts.heatmap(big, labels, ["x"], "T", "M")
+
+
+@pytest.mark.parametrize("projector", [False, True])
+def test_a_heatmap_tells_the_browser_how_to_fit_its_printed_values(projector):
+    """``cell_text_fit``: what ``ui.charts.fit_cell_text`` turns into a size for any chart width."""
+    z = np.random.default_rng(3).uniform(-1, 1, (7, 12))
+    fig = figures.heatmap(z, [f"t{i}" for i in range(12)], [f"layer {i}" for i in range(7)], "T", "M",
+                          projector=projector, y_title="layer", show_values=True)
+    fit, s = figures.cell_text_fit(fig), figures.style(projector)
+    decimals = int(fig.data[0].texttemplate[-3])
+    assert fit["size"] == fig.data[0].textfont.size and fit["min"] == s["cell_text_min"] and fit["columns"] == 12
+    assert fit["margins"] == fig.layout.margin.l + fig.layout.margin.r
+    assert fit["widest"] == pytest.approx(max(figures.number_width(f"{v:.{decimals}f}") for v in (z.min(), z.max())))
+
+    def largest(width: float) -> float:  # the size that fills a cell of a chart ``width`` px wide
+        return ((width - fit["margins"]) / fit["columns"] - fit["pad"]) / fit["widest"]
+
+    # the size was chosen for a chart CHART_WIDTH wide, where it fits; half as wide, it would not
+    assert largest(figures.CHART_WIDTH) >= fit["size"] > largest(figures.CHART_WIDTH / 2)
+    assert figures.cell_text_fit(figures.heatmap(z, [f"t{i}" for i in range(12)], [f"layer {i}" for i in range(7)],
+                                                 "T", "M", projector=projector, show_values=False)) is None
+    assert figures.cell_text_fit(figures.layer_curve(["a", "b"], {"x": np.array([1.0, 0.5])}, "T", "M")) is None

@@ -42,8 +42,35 @@ def show(fig: go.Figure, key: str, **kwargs):
     ``kwargs`` as for ``st.plotly_chart`` (``on_select``, ``selection_mode``...). The
     figures carry their own look (``figures._look``) and are shown without Streamlit's
     chart theme, which the browser applies to a copy of each new figure after drawing it:
-    Plotly then drew every new chart a second time."""
+    Plotly then drew every new chart a second time. A heatmap's printed values are fitted
+    to the chart's width as drawn (``fit_cell_text``)."""
+    fit = figures.cell_text_fit(fig)
+    if fit is not None:
+        fit_cell_text(key, fit)
     return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), theme=None, **kwargs)
+
+
+def fit_cell_text(chart_key: str, fit: dict) -> None:
+    """Keep the values printed in the heatmap shown under ``chart_key`` inside their cells
+    at whatever width the browser gives the chart (``figures.cell_text_fit``): the figure's
+    size where there is room, smaller where the chart is narrower than the figure was sized
+    for (a 1024-px projector with the sidebar open, a phone), and no values where they
+    would be smaller than the look's least legible size (the colours and the hover still
+    give each). A style rule (``_rule``): the chart's element is a size container, and the
+    text's size a ``calc`` of its width (``cqw``), so nothing is sent again as it changes."""
+    sel, k = f".st-key-{chart_key}", fit["columns"] * fit["widest"]
+    fitting = f"calc((100cqw - {fit['margins']}px) / {k:.4f} - {fit['pad'] / fit['widest']:.4f}px)"
+    smallest = fit["margins"] + fit["columns"] * (fit["min"] * fit["widest"] + fit["pad"])  # chart width, px
+    _rule(f"{chart_key}_fit", f"{sel} {{container-type: inline-size}} "
+                              f"{sel} .heatmaplayer text {{font-size: min({fit['size']}px, {fitting}) !important}} "
+                              f"@container (max-width: {smallest:.1f}px) {{{sel} .heatmaplayer text {{display: none}}}}")
+
+
+def _rule(box_key: str, rule: str) -> None:
+    """A page-wide style rule, written by a markdown element in a container keyed ``box_key``
+    that takes no room."""
+    with st.container(key=box_key):
+        st.markdown(f"<style>.st-key-{box_key} {{display: none}} {rule}</style>", unsafe_allow_html=True)
 
 
 MEMO_CELLS = 64 * 64  # larger maps are built each time: a 512 x 512 one holds about 107 MB
@@ -89,8 +116,7 @@ def outline(chart_key: str, box: dict) -> None:
     rule = (f"{sel} {{position: relative}} {sel}::after {{content: ''; position: absolute; "
             f"top: {box['top']:.2f}px; height: {box['height']:.2f}px; left: {left}; right: {right}; "
             f"border: {box['width']:.1f}px solid {box['color']}; box-sizing: border-box; pointer-events: none}}")
-    with st.container(key=f"{chart_key}_outline"):
-        st.markdown(f"<style>.st-key-{chart_key}_outline {{display: none}} {rule}</style>", unsafe_allow_html=True)
+    _rule(f"{chart_key}_outline", rule)
 
 
 PRELOAD_KEY = "lab_preload"
