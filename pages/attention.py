@@ -12,7 +12,7 @@ import streamlit as st
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
 from ui import charts, clicks, models, state
-from ui.frame import frame, md_escape, pill_labels, plain_table, show_input_messages
+from ui.frame import frame, md_escape, pill_labels, plain_table, show_input_messages, show_table
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
 # the browser, and nobody reads that many labels anyway.
@@ -40,14 +40,15 @@ def _choice(key: str, options: list, fallback):
 
 def _table(df: pd.DataFrame, key: str, open_key: str) -> None:
     """The plotted matrix as numbers, folded away, in a keyed container (AppTest finds a
-    plain st.dataframe by position only). Built only while its panel is open (``open_key``,
-    kept in the URL): a closed table is neither sent nor drawn, so a click on the page
-    redraws its charts and nothing hidden."""
+    plain st.dataframe by position only), as every table of the app is shown (``show_table``:
+    a grid, or an HTML table in projector mode, with its CSV). Built only while its panel is
+    open (``open_key``, kept in the URL): a closed table is neither sent nor drawn, so a
+    click on the page redraws its charts and nothing hidden."""
     panel = state.widget(st.expander, open_key, "The values as a table")
     if not panel.open:
         return
     with panel, st.container(key=key):
-        st.dataframe(df, column_config={c: st.column_config.NumberColumn(format="%.4f") for c in df.columns})
+        show_table(df, key=f"{key}_values", projector=fr.projector)
 
 
 def _controls(widths: list[int]) -> list:

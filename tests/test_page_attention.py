@@ -151,6 +151,19 @@ def test_a_table_is_built_only_while_its_panel_is_open(embedded_bert):
     assert len(at.dataframe) == 1  # the other two stay closed
     state = dict(at.query_params)
     assert state.get("att_head_tbl") in ("1", ["1"]) and "att_row_tbl" not in state  # a link reopens it
+    assert [b.proto.label for b in at.get_by_key("att_head_matrix").get("download_button")] == ["CSV"]
+
+
+def test_in_projector_mode_a_table_is_an_html_table_of_the_same_values(embedded_bert):
+    at = AppTest.from_file(str(ROOT / "pages/attention.py"), default_timeout=120)
+    at.query_params["att_head_tbl"], at.query_params["proj"] = "1", "1"
+    at.run()
+    box = at.get_by_key("att_head_matrix")
+    assert not box.dataframe and len(box.table) == 1  # whose cells wrap, and whose type projector mode enlarges
+    out = embedded_bert.run([A, B])
+    n = int(out.mask[0].sum())
+    np.testing.assert_allclose(box.table[0].value.to_numpy(dtype=float), out.attentions[0, 0, 0, :n, :n], atol=1e-5)
+    assert [b.proto.label for b in box.get("download_button")] == ["CSV"]
 
 
 def test_clicking_a_token_shows_its_row_in_every_head(embedded_bert):
