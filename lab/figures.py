@@ -347,9 +347,15 @@ def cell_text_fit(fig: go.Figure) -> dict | None:
 
     ``size``, ``min``: px; ``margins``: px of the chart's width beside the plot (the margins,
     the colour bar's included); ``columns``; ``widest``: the widest value's width in ems.
-    The largest size that fits a chart W px wide is ((W - margins) / columns - ``pad``) / widest."""
-    meta = fig.layout.meta
-    return meta.get("cell_text") if isinstance(meta, dict) else None
+    The largest size that fits a chart W px wide is ((W - margins) / columns - ``pad``) / widest.
+
+    Kept on the figure object, not in its JSON: with any ``layout.meta``, ``Plotly.react``
+    drew a new heatmap a second time when Streamlit handed it the figure's copy (a browser
+    test counts the drawings). A copy of the figure (``go.Figure(fig)``) goes without it."""
+    return getattr(fig, _CELL_TEXT_FIT, None)
+
+
+_CELL_TEXT_FIT = "_lab_cell_text_fit"  # the figure object's attribute that cell_text_fit reads
 
 
 def _check_labels(z: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str]) -> None:
@@ -512,9 +518,9 @@ def heatmap(
         yaxis={"tickvals": ys, "ticktext": yt, "title": {"text": y_title}, "tickfont": {"size": s["tick"]},
                "range": [len(ys) - 0.5, -0.5]})  # the cells exactly, row 0 at the top
     if values is not None:  # for the browser, which alone knows the chart's width (cell_text_fit)
-        fig.layout.meta = {"cell_text": {"size": text_size, "min": s["cell_text_min"], "columns": len(xs),
-                                         "widest": round(widest, 4), "pad": CELL_PAD,
-                                         "margins": fig.layout.margin.l + fig.layout.margin.r}}
+        setattr(fig, _CELL_TEXT_FIT, {"size": text_size, "min": s["cell_text_min"], "columns": len(xs),
+                                      "widest": round(widest, 4), "pad": CELL_PAD,
+                                      "margins": fig.layout.margin.l + fig.layout.margin.r})
     return fig
 
 

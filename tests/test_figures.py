@@ -348,6 +348,7 @@ def test_a_heatmap_tells_the_browser_how_to_fit_its_printed_values(projector):
     decimals = int(fig.data[0].texttemplate[-3])
     assert fit["size"] == fig.data[0].textfont.size and fit["min"] == s["cell_text_min"] and fit["columns"] == 12
     assert fit["margins"] == fig.layout.margin.l + fig.layout.margin.r
+    assert "meta" not in fig.to_plotly_json()["layout"]  # not sent: a layout.meta had Plotly draw the map twice
     assert fit["widest"] == pytest.approx(max(figures.number_width(f"{v:.{decimals}f}") for v in (z.min(), z.max())))
 
     def largest(width: float) -> float:  # the size that fills a cell of a chart ``width`` px wide
