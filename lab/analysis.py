@@ -65,6 +65,16 @@ def token_vs_tokens(token: np.ndarray, tokens: np.ndarray) -> np.ndarray:
     return np.stack([cosine_matrix(t[None], ts)[0] for t, ts in zip(token, tokens)])
 
 
+POOLINGS = ("first", "mean")  # how a word's vector comes from its pieces (pool_pieces)
+
+
+def check_pooling(how: str) -> str:
+    """``how`` if it is one of ``POOLINGS``, else a ValueError saying which are."""
+    if how not in POOLINGS:
+        raise ValueError(f"pooling must be 'first' or 'mean', got {how!r}")
+    return how
+
+
 def pool_pieces(vectors: np.ndarray, positions: Sequence[int], how: str = "first") -> np.ndarray:
     """A word's vector from its word pieces: (..., T, C) at ``positions`` -> (..., C).
 
@@ -73,11 +83,9 @@ def pool_pieces(vectors: np.ndarray, positions: Sequence[int], how: str = "first
     """
     if not len(positions):
         raise ValueError("the word has no pieces to pool")
-    if how == "first":
+    if check_pooling(how) == "first":
         return np.asarray(vectors)[..., positions[0], :]
-    if how == "mean":
-        return np.asarray(vectors)[..., list(positions), :].mean(axis=-2)
-    raise ValueError(f"pooling must be 'first' or 'mean', got {how!r}")
+    return np.asarray(vectors)[..., list(positions), :].mean(axis=-2)
 
 
 def mean_pool(vectors: np.ndarray, keep: np.ndarray) -> np.ndarray:

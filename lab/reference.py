@@ -239,9 +239,7 @@ class Baseline:
 
     def layers(self, pool: str = "first") -> np.ndarray:
         """Each layer's baseline for words pooled by ``pool`` ("first" or "mean"). (N,)"""
-        if pool not in ("first", "mean"):
-            raise ValueError(f"pooling must be 'first' or 'mean', got {pool!r}")
-        return self.mean if pool == "mean" and self.mean is not None else self.values
+        return self.mean if analysis.check_pooling(pool) == "mean" and self.mean is not None else self.values
 
     def at(self, names: Sequence[str], mix_weights=None, pool: str = "first") -> np.ndarray:
         """The baseline of each of ``names``: a layer's (its words pooled by ``pool``), a

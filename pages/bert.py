@@ -68,7 +68,7 @@ def _word_pickers() -> views.WordPair:
         state.widget(st.pills, key, f"Word in sentence {'AB'[row]}", options=list(range(len(out.words[row]))),
                      format_func=pill_labels(out.words[row]).__getitem__, selection_mode="single")
     state.widget(st.segmented_control, "bert_pool", "Word vector from its pieces",
-                 options=["first", "mean"], format_func={"first": "first piece", "mean": "mean"}.get,
+                 options=list(analysis.POOLINGS), format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word cut into several pieces has several vectors: take the first "
                       "piece's, or average them.")
     return views.word_pair(out, (0, state.get("bert_ta")), (1, state.get("bert_tb")), pooling())

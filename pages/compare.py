@@ -9,7 +9,7 @@ through_app()  # first: the imports below take seconds on a server's first reque
 import pandas as pd
 import streamlit as st
 
-from lab import compare, figures, quiz
+from lab import analysis, compare, figures, quiz
 from lab.analysis import default_pair
 from lab.compare import COLOURS, MIN_OCCURRENCES
 from lab.figures import DepthLine
@@ -74,8 +74,8 @@ def pick_words() -> tuple[int, int]:
             state.put(key, defaults[row])
         state.widget(st.pills, key, f"Word in sentence {'AB'[row]}", options=list(range(len(words[row]))),
                      format_func=pill_labels(words[row]).__getitem__, selection_mode="single")
-    state.widget(st.segmented_control, "cmp_pool", "BERT's word vector from its pieces", options=["first", "mean"],
-                 format_func={"first": "first piece", "mean": "mean"}.get,
+    state.widget(st.segmented_control, "cmp_pool", "BERT's word vector from its pieces",
+                 options=list(analysis.POOLINGS), format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word BERT cuts into several pieces has several vectors: take the first or the mean.")
     return state.get("cmp_wa"), state.get("cmp_wb")
 
