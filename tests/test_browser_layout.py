@@ -121,7 +121,6 @@ def test_printed_values_fit_their_cells_at_any_width(app_server, browser, width,
         assert page.evaluate(OVERFULL_CELLS) == [], name
         seen[name] = page.evaluate(CELL_TEXT)
     context.close()
-    print(width, projector, seen)
     smallest = figures.style(bool(projector))["cell_text_min"]
     found = [v for values in seen.values() for v in values]
     assert len(found) >= 5, seen  # every page prints the values of some map
