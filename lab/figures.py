@@ -573,8 +573,10 @@ def model_view(
     Queries are ``tokens`` (T); keys are ``key_tokens`` (S), the same tokens when omitted.
     The grid is one heatmap whose tiles are separated by a blank row and column (NaN), not
     L * H subplots: it builds in milliseconds instead of about half a second, and the
-    browser draws one trace. ``layout.meta`` records the tiling; ``model_view_tile`` cuts
-    one head back out, ``model_view_grid`` and ``model_view_box`` outline one. A
+    browser draws one trace. The blank rows and columns are the tiling
+    (``model_view_tiling`` reads it back from the grid: no ``layout.meta``, with which
+    ``Plotly.react`` drew the grid a second time); ``model_view_tile`` cuts one head back
+    out, ``model_view_grid`` and ``model_view_box`` outline one. A
     transparent marker on each tile carries its hover (its layer and head) and the click
     that opens it (x, y: a column and a row of the grid, read back with
     ``model_view_heads`` and ``model_view_layers``): the tiles' cells are a few pixels
@@ -585,6 +587,8 @@ def model_view(
     if attn.ndim != 4 or attn.shape[2:] != (len(tokens), len(keys)):
         raise ValueError(f"model view needs (L, H, T, S) with T = {len(tokens)} queries and "
                          f"S = {len(keys)} keys, got {attn.shape}")
+    if not np.isfinite(attn).all():
+        raise ValueError("model view needs finite attention weights (its blank rows and columns are NaN)")
     L, H, T, S = attn.shape
     gap = 1
     # float32 (the models' own precision): half the bytes to send
@@ -608,7 +612,7 @@ def model_view(
                "text": f"L{i + 1}", "showarrow": False, "font": {"size": s["tick"]}} for i in range(L)]
     cell = 64 if projector else 52
     return _figure([grid, tiles], title, model_label, projector, height=120 + cell * L,
-                   meta={"layers": L, "heads": H, "queries": T, "keys": S, "gap": gap}, annotations=notes,
+                   annotations=notes,
                    clickmode="event+select", dragmode=False,
                    # the grid exactly (fixed, for model_view_box), row 0 at the top
                    xaxis={"visible": False, "range": [-0.5, z.shape[1] - 0.5]},
@@ -617,32 +621,48 @@ def model_view(
                    margin_top=30 if projector else 25, margin_right=40)
 
 
-def model_view_heads(meta: dict) -> list[int]:
+def model_view_tiling(z) -> dict:
+    """The tiling of a ``model_view`` grid ``z`` (the figure's, or its JSON's lists with
+    None for NaN), read from its blank rows and columns: ``layers``, ``heads``, ``queries``
+    and ``keys`` per tile, and the ``gap`` between tiles (1)."""
+    z = np.asarray(z, float)  # None (JSON's NaN) -> nan
+    blank_rows, blank_cols = np.isnan(z).all(axis=1), np.isnan(z).all(axis=0)
+    T = int(np.argmax(blank_rows)) if blank_rows.any() else z.shape[0]
+    S = int(np.argmax(blank_cols)) if blank_cols.any() else z.shape[1]
+    gap = 1
+    tiling = {"layers": (z.shape[0] + gap) // (T + gap), "heads": (z.shape[1] + gap) // (S + gap),
+              "queries": T, "keys": S, "gap": gap}
+    if (tiling["layers"] * (T + gap) - gap, tiling["heads"] * (S + gap) - gap) != z.shape:
+        raise ValueError(f"a {z.shape} grid is not a model view's tiling of {T} x {S} tiles")
+    return tiling
+
+
+def model_view_heads(tiling: dict) -> list[int]:
     """The head of each column of a ``model_view`` grid (-1 in the gaps between tiles)."""
-    S, gap = meta["keys"], meta["gap"]
-    return [c // (S + gap) if c % (S + gap) < S else -1 for c in range(meta["heads"] * (S + gap) - gap)]
+    S, gap = tiling["keys"], tiling["gap"]
+    return [c // (S + gap) if c % (S + gap) < S else -1 for c in range(tiling["heads"] * (S + gap) - gap)]
 
 
-def model_view_layers(meta: dict) -> list[int]:
+def model_view_layers(tiling: dict) -> list[int]:
     """The layer of each row of a ``model_view`` grid (-1 in the gaps between tiles)."""
-    T, gap = meta["queries"], meta["gap"]
-    return [r // (T + gap) if r % (T + gap) < T else -1 for r in range(meta["layers"] * (T + gap) - gap)]
+    T, gap = tiling["queries"], tiling["gap"]
+    return [r // (T + gap) if r % (T + gap) < T else -1 for r in range(tiling["layers"] * (T + gap) - gap)]
 
 
 def model_view_grid(fig: go.Figure, projector: bool = False) -> dict:
     """``outline_box`` of a ``model_view``'s whole grid, with its tiling under ``tiles``:
     all that ``model_view_box`` needs (a few numbers, for a page to keep)."""
-    meta = dict(fig.layout.meta)
-    rows = meta["layers"] * (meta["queries"] + meta["gap"]) - meta["gap"]
-    cols = meta["heads"] * (meta["keys"] + meta["gap"]) - meta["gap"]
-    return outline_box(fig, 0, 0, projector, rows_down=rows, cols_across=cols) | {"tiles": meta}
+    tiling = model_view_tiling(fig.data[0].z)
+    rows = tiling["layers"] * (tiling["queries"] + tiling["gap"]) - tiling["gap"]
+    cols = tiling["heads"] * (tiling["keys"] + tiling["gap"]) - tiling["gap"]
+    return outline_box(fig, 0, 0, projector, rows_down=rows, cols_across=cols) | {"tiles": tiling}
 
 
 def model_view_box(grid: dict, layer: int, head: int) -> dict:
     """Where one tile of a ``model_view`` lies once drawn (layer and head 0-based), for
     ``ui.charts.outline``; ``grid`` is the view's ``model_view_grid``."""
-    meta = grid["tiles"]
-    L, H, T, S, gap = meta["layers"], meta["heads"], meta["queries"], meta["keys"], meta["gap"]
+    tiling = grid["tiles"]
+    L, H, T, S, gap = tiling["layers"], tiling["heads"], tiling["queries"], tiling["keys"], tiling["gap"]
     if not (0 <= layer < L and 0 <= head < H):
         raise ValueError(f"layer {layer}, head {head} is not a tile of this model view")
     rows, cols = L * (T + gap) - gap, H * (S + gap) - gap
@@ -653,12 +673,13 @@ def model_view_box(grid: dict, layer: int, head: int) -> dict:
         "x0": x0 + (x1 - x0) * first_col / cols, "x1": x0 + (x1 - x0) * (first_col + S) / cols}
 
 
-def model_view_tile(z: np.ndarray, meta: dict, layer: int, head: int) -> np.ndarray:
-    """Head ``head`` of layer ``layer`` (0-based) cut out of a ``model_view`` grid: (T, S),
-    in the grid's float32."""
-    T, S, gap = meta["queries"], meta["keys"], meta["gap"]
+def model_view_tile(z, layer: int, head: int) -> np.ndarray:
+    """Head ``head`` of layer ``layer`` (0-based) cut out of a ``model_view`` grid ``z``
+    (as ``model_view_tiling`` takes it): (T, S), in float32."""
+    tiling = model_view_tiling(z)
+    T, S, gap = tiling["queries"], tiling["keys"], tiling["gap"]
     r, c = layer * (T + gap), head * (S + gap)
-    return np.asarray(z, np.float32)[r : r + T, c : c + S]
+    return np.asarray(z, float).astype(np.float32)[r : r + T, c : c + S]
 
 
 def attention_lines(

@@ -165,8 +165,8 @@ minimal_block()
 @st.cache_resource(show_spinner=False, max_entries=16)
 def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
     """The small multiples, cached: clicking a token or a head must not rebuild them. With
-    them, where their grid lies (``figures.model_view_grid``, read from the figure's
-    layout: about 1 ms)."""
+    them, where their grid lies and its tiling (``figures.model_view_grid``, read from the
+    figure: about 1 ms)."""
     fig = figures.model_view(attn, query_tokens, title, model_label, projector, key_tokens=key_tokens)
     return fig, figures.model_view_grid(fig, projector)
 
@@ -261,10 +261,10 @@ def _model_view(out, view: views.AttentionView, detail: str) -> dict:
     st.subheader("Model view: every layer and head")
     fig, grid = model_view(view.attn, view.query_tokens, view.key_tokens, f"All {L} layers × {H} heads, {detail}",
                           out.short_label, fr.projector)
-    meta = fig.layout.meta
+    tiling = grid["tiles"]
     charts.show(fig, key="att_model_view", selection_mode="points",
-                on_select=clicks.on_click("att_model_view", x=clicks.pick("att_bhead", figures.model_view_heads(meta)),
-                                          y=clicks.pick("att_layer", figures.model_view_layers(meta))))
+                on_select=clicks.on_click("att_model_view", x=clicks.pick("att_bhead", figures.model_view_heads(tiling)),
+                                          y=clicks.pick("att_layer", figures.model_view_layers(tiling))))
     st.caption("Rows are layers, columns heads; in each small square the queries run down and "
                "the keys across. Click a square to read it closely below (the outlined one is "
                "in the head view).")

@@ -155,10 +155,14 @@ def outline_over(pg, chart_key: str, row: int | str, col: int | str | None = Non
     return _outline_on(pg, chart_key, _OUTLINE_AND_CELL, [row, col])
 
 
-# One tile of a model view (from the drawn grid and the figure's tiling, figures.model_view).
+# One tile of a model view (from the drawn grid and its tiling: the tiles' size, as
+# figures.model_view_tiling reads it, up to the first blank row and column).
 _OUTLINE_AND_TILE = """(el, [layer, head]) => {
   """ + _OUTLINE + """
-  const m = gd.layout.meta, rows = m.layers * (m.queries + m.gap) - m.gap, cols = m.heads * (m.keys + m.gap) - m.gap;
+  const z = gd._fullData[0].z, rows = z.length, cols = z[0].length, blank = v => v == null || Number.isNaN(v);
+  const firstBlank = (n, isBlank) => { for (let i = 0; i < n; i++) if (isBlank(i)) return i; return n; };
+  const m = {gap: 1, queries: firstBlank(rows, r => Array.from(z[r]).every(blank)),
+             keys: firstBlank(cols, c => z.every(row => blank(row[c])))};
   const h = cells.height / rows, w = cells.width / cols;
   const top = cells.top + layer * (m.queries + m.gap) * h, left = cells.left + head * (m.keys + m.gap) * w;
   return {outline, target: {top, height: m.queries * h, left, right: left + m.keys * w}};

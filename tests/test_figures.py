@@ -120,7 +120,7 @@ def test_model_view_and_lines():
     assert np.asarray(fig.data[0].z).shape == (2 * 4 - 1, 4 * 4 - 1)
     for layer in range(2):
         for head in range(4):
-            np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, fig.layout.meta, layer, head),
+            np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, layer, head),
                                           attn[layer, head].astype(np.float32))  # sent as float32
     assert np.isnan(np.asarray(fig.data[0].z, float)[3]).all()  # the blank row between layers
     assert isinstance(json.loads(plotly.io.to_json(fig))["data"][0]["z"], list)  # a small grid: plain lists
@@ -135,13 +135,36 @@ def test_model_view_and_lines():
     assert sum(1 for d in lines.data if d.mode == "lines") == 2  # zero weight draws no line
 
 
+def test_a_model_view_s_tiling_is_read_back_from_its_grid():
+    """The tiling comes from the grid's blank rows and columns (no ``layout.meta``: with
+    one, Plotly drew the grid a second time), from the figure or from its JSON."""
+    rng = np.random.default_rng(4)
+    for L, H, T, S in [(3, 4, 5, 2), (1, 1, 3, 3), (1, 5, 2, 4), (6, 12, 14, 14)]:
+        attn = rng.dirichlet(np.ones(S), size=(L, H, T))
+        fig = figures.model_view(attn, list("abcdefghijklmn"[:T]), "T", "M", key_tokens=list("vwxyzopqrstuab"[:S]))
+        want = {"layers": L, "heads": H, "queries": T, "keys": S, "gap": 1}
+        assert figures.model_view_tiling(fig.data[0].z) == want
+        sent = json.loads(plotly.io.to_json(fig))
+        assert "meta" not in sent["layout"]
+        if isinstance(sent["data"][0]["z"], list):  # a small grid: lists, None for the gaps
+            assert figures.model_view_tiling(sent["data"][0]["z"]) == want
+            np.testing.assert_array_equal(figures.model_view_tile(sent["data"][0]["z"], L - 1, H - 1),
+                                          attn[L - 1, H - 1].astype(np.float32))
+    with pytest.raises(ValueError, match="not a model view"):
+        figures.model_view_tiling(np.ones((4, 4)) * np.array([1, 1, np.nan, 1]))  # a 2-wide tile, then 1
+    attn[0, 0, 0, 0] = np.nan  # a blank row inside a tile would misread the tiling
+    with pytest.raises(ValueError, match="finite"):
+        figures.model_view(attn, list("abcdefghijklmn"), "T", "M")
+
+
 def test_a_click_on_a_model_view_tile_opens_its_layer_and_head():
     # 3 layers x 4 heads of 5 queries x 2 keys: a marker on each tile, whose grid cell
     # maps back to the tile's layer and head
     attn = np.random.default_rng(2).dirichlet(np.ones(2), size=(3, 4, 5))
     fig = figures.model_view(attn, list("abcde"), "T", "M", key_tokens=["x", "y"])
     grid, tiles = fig.data
-    heads, layers = figures.model_view_heads(fig.layout.meta), figures.model_view_layers(fig.layout.meta)
+    tiling = figures.model_view_tiling(fig.data[0].z)
+    heads, layers = figures.model_view_heads(tiling), figures.model_view_layers(tiling)
     assert heads == [0, 0, -1, 1, 1, -1, 2, 2, -1, 3, 3] and len(layers) == 3 * 6 - 1
     assert [layers[y] for y in tiles.y] == [0] * 4 + [1] * 4 + [2] * 4
     assert [heads[x] for x in tiles.x] == [0, 1, 2, 3] * 3

@@ -41,7 +41,7 @@ def columns(at: AppTest, key: str) -> list[str]:
 
 def tile(spec: dict, layer: int, head: int) -> np.ndarray:
     """One head of the model view's grid (layer and head 0-based)."""
-    return figures.model_view_tile(values(spec["data"][0]["z"]), spec["layout"]["meta"], layer, head)
+    return figures.model_view_tile(values(spec["data"][0]["z"]), layer, head)
 
 
 def set_widget(at: AppTest, key: str, value) -> AppTest:
@@ -109,7 +109,9 @@ def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
     n = [int(m.sum()) for m in out.mask]
     np.testing.assert_allclose(table(at, "att_head_matrix"), out.attentions[0, 0, 0, :n[0], :n[0]], atol=1e-5)
     model_view = chart_keyed(at, "att_model_view")
-    assert model_view["layout"]["meta"]["layers"] == 6 and model_view["layout"]["meta"]["heads"] == 12
+    tiling = figures.model_view_tiling(values(model_view["data"][0]["z"]))
+    assert (tiling["layers"], tiling["heads"], tiling["queries"], tiling["keys"]) == (6, 12, n[0], n[0])
+    assert "meta" not in model_view["layout"]  # with one, Plotly drew the grid twice
     np.testing.assert_allclose(tile(model_view, 2, 3), out.attentions[2, 0, 3, :n[0], :n[0]], atol=1e-5)
     assert "all-MiniLM-L6-v2" in model_view["layout"]["title"]["text"]
 
@@ -286,8 +288,8 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
 def test_model_view_takes_separate_key_tokens():
     attn = np.random.default_rng(0).random((2, 3, 4, 5))
     fig = figures.model_view(attn, list("abcd"), "t", "m", key_tokens=list("vwxyz"))
-    assert len(fig.data) == 2 and fig.layout.meta["keys"] == 5  # the grid and its tiles' markers
-    np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, fig.layout.meta, 1, 2),
+    assert len(fig.data) == 2 and figures.model_view_tiling(fig.data[0].z)["keys"] == 5  # the grid and its tiles' markers
+    np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, 1, 2),
                                   attn[1, 2].astype(np.float32))
     with pytest.raises(ValueError, match="S = 4 keys"):
         figures.model_view(attn, list("abcd"), "t", "m")
