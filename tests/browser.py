@@ -86,6 +86,23 @@ COUNT_HEATMAP_DRAWS = """(() => {
 })();"""
 
 
+def maps_and_draws_for_a_new_sentence(pg, url: str, shown: str, sentence: str, then: str | None = None) -> tuple[int, int]:
+    """Open ``url`` (counting heatmap drawings), wait for ``shown``, type ``sentence`` as
+    sentence A and wait for ``then`` (``shown`` when omitted): the maps on the page, and how
+    many drawings the new sentence made (a second drawing came 0.1-0.3 s after the first, so
+    it waits 1.5 s more)."""
+    pg.add_init_script(COUNT_HEATMAP_DRAWS)
+    pg.goto(url)
+    pg.wait_for_selector(shown)
+    wait_idle(pg)
+    maps = pg.locator('[data-testid="stPlotlyChart"] g.heatmaplayer').count()
+    pg.evaluate("window.__heatmapDraws = 0")
+    type_sentence(pg, "Sentence A", sentence)
+    pg.wait_for_selector(then or shown)
+    pg.wait_for_timeout(1500)
+    return maps, pg.evaluate("window.__heatmapDraws")
+
+
 def wait_idle(pg, settle_ms: int = 500) -> None:
     """Wait until Streamlit has finished running the script (no 'Running...' status)."""
     pg.wait_for_timeout(settle_ms)

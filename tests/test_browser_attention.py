@@ -2,7 +2,8 @@
 
 import pytest
 
-from tests.browser import COUNT_HEATMAP_DRAWS, click_cell, click_pill, click_tile, outline_over, tile_outlined, type_sentence, wait_idle
+from tests.browser import (click_cell, click_pill, click_tile, maps_and_draws_for_a_new_sentence, outline_over, tile_outlined,
+                           type_sentence, wait_idle)
 
 pytestmark = pytest.mark.browser
 
@@ -51,17 +52,9 @@ def test_a_new_sentence_draws_each_map_once(app_server, page):
     """The minimal block's head, the model view, the head view and the heads x keys map:
     each drawn once for a new sentence (while the model view carried its tiling in
     ``layout.meta``, Plotly drew it twice)."""
-    page.add_init_script(COUNT_HEATMAP_DRAWS)
-    page.goto(app_server + "/attention")
-    page.wait_for_selector('text="the" in every head of layer 1')
-    wait_idle(page)
-    maps = page.locator('[data-testid="stPlotlyChart"] g.heatmaplayer').count()
-    page.evaluate("window.__heatmapDraws = 0")
-    type_sentence(page, "Sentence A", "Her bank account was empty by Friday.")
-    page.wait_for_selector('text="her" in every head of layer 1')
-    page.wait_for_timeout(1500)  # a second drawing came 0.1-0.3 s after the first
-    assert maps == 4
-    assert page.evaluate("window.__heatmapDraws") == maps
+    assert maps_and_draws_for_a_new_sentence(page, app_server + "/attention", 'text="the" in every head of layer 1',
+                                             "Her bank account was empty by Friday.",
+                                             then='text="her" in every head of layer 1') == (4, 4)
 
 
 def test_the_query_row_outline_moves_over_the_head_view_without_redrawing_it(app_server, page):

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.browser import COUNT_HEATMAP_DRAWS, click_cell, click_pill, outline_over, type_sentence, wait_idle
+from tests.browser import click_cell, click_pill, maps_and_draws_for_a_new_sentence, outline_over, type_sentence, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -52,17 +52,8 @@ def test_a_new_sentence_draws_each_map_once(app_server, page):
     Plotly a JSON copy of every new figure right after drawing it; while the figures
     carried a template and typed arrays (and Streamlit's theme), Plotly drew each of them a
     second time (lab.figures._plain)."""
-    page.add_init_script(COUNT_HEATMAP_DRAWS)
-    page.goto(app_server + "/bert")
-    page.wait_for_selector('text=Token cosine "bank" / "bank"')
-    wait_idle(page)
-    maps = page.locator('[data-testid="stPlotlyChart"] g.heatmaplayer').count()
-    page.evaluate("window.__heatmapDraws = 0")
-    type_sentence(page, "Sentence A", "Her bank account was empty by Friday.")
-    page.wait_for_selector('text=Token cosine "bank" / "bank"')
-    page.wait_for_timeout(1500)  # a second drawing came 0.1-0.3 s after the first
-    assert maps == 2  # the word's token map and the A x B map
-    assert page.evaluate("window.__heatmapDraws") == maps
+    assert maps_and_draws_for_a_new_sentence(page, app_server + "/bert", 'text=Token cosine "bank" / "bank"',
+                                             "Her bank account was empty by Friday.") == (2, 2)  # the word's token map and the A x B map, each drawn once
 
 
 def test_words_that_look_like_markdown_show_as_typed(app_server, page):
