@@ -564,6 +564,9 @@ def outline_box(fig: go.Figure, row: int, col: int | None = None, projector: boo
             "right": layout.margin.r, "x0": left, "x1": right, "color": OUTLINE, "width": outline_width(projector)}
 
 
+_MODEL_VIEW_GAP = 1  # blank rows and columns between a model view's tiles
+
+
 def model_view(
     attn: np.ndarray, tokens: Sequence[str], title: str, model_label: str, projector: bool = False,
     key_tokens: Sequence[str] | None = None,
@@ -590,7 +593,7 @@ def model_view(
     if not np.isfinite(attn).all():
         raise ValueError("model view needs finite attention weights (its blank rows and columns are NaN)")
     L, H, T, S = attn.shape
-    gap = 1
+    gap = _MODEL_VIEW_GAP
     # float32 (the models' own precision): half the bytes to send
     z = np.full((L * (T + gap) - gap, H * (S + gap) - gap), np.nan, np.float32)
     for i in range(L):
@@ -629,7 +632,7 @@ def model_view_tiling(z) -> dict:
     blank_rows, blank_cols = np.isnan(z).all(axis=1), np.isnan(z).all(axis=0)
     T = int(np.argmax(blank_rows)) if blank_rows.any() else z.shape[0]
     S = int(np.argmax(blank_cols)) if blank_cols.any() else z.shape[1]
-    gap = 1
+    gap = _MODEL_VIEW_GAP
     tiling = {"layers": (z.shape[0] + gap) // (T + gap), "heads": (z.shape[1] + gap) // (S + gap),
               "queries": T, "keys": S, "gap": gap}
     if (tiling["layers"] * (T + gap) - gap, tiling["heads"] * (S + gap) - gap) != z.shape:
@@ -652,10 +655,9 @@ def model_view_layers(tiling: dict) -> list[int]:
 def model_view_grid(fig: go.Figure, projector: bool = False) -> dict:
     """``outline_box`` of a ``model_view``'s whole grid, with its tiling under ``tiles``:
     all that ``model_view_box`` needs (a few numbers, for a page to keep)."""
-    tiling = model_view_tiling(fig.data[0].z)
-    rows = tiling["layers"] * (tiling["queries"] + tiling["gap"]) - tiling["gap"]
-    cols = tiling["heads"] * (tiling["keys"] + tiling["gap"]) - tiling["gap"]
-    return outline_box(fig, 0, 0, projector, rows_down=rows, cols_across=cols) | {"tiles": tiling}
+    z = fig.data[0].z
+    rows, cols = np.shape(z)
+    return outline_box(fig, 0, 0, projector, rows_down=rows, cols_across=cols) | {"tiles": model_view_tiling(z)}
 
 
 def model_view_box(grid: dict, layer: int, head: int) -> dict:
