@@ -31,16 +31,18 @@ if "tensorflow" not in sys.modules and not st.session_state.get("_lab_preloaded"
     preload = route.serially(charts.preload)
 # pandas whole before any other Plotly figure (ui.route); a fresh server's sessions take turns
 route.import_serially("pandas", "ui.warmup", "ui.pages")
-from ui import warmup  # noqa: E402
+from ui import memory, state, warmup  # noqa: E402
 from ui.pages import PAGES  # noqa: E402
 warmup.keep_kernel_cache()  # TensorFlow's kernels outlive a script run (Streamlit would clear them)
 warmup.start()  # once per server: load and compile the models, in the background
+memory.start()  # once per server: closed tabs' sessions swept out, their memory given back
 pages = {p: st.Page(p.path, title=p.title, icon=p.icon, default=p.default,
                     url_path="index" if p.default else p.url_path)  # the default page lives at `/`
          for p in PAGES}
 home = next(page for p, page in pages.items() if p.default)
 to_home = st.Page(lambda: st.switch_page(home), title="Home", url_path=next(p.url_path for p in PAGES if p.default),
                   visibility="hidden")
+state.rerun_after_reconnect()  # a tab whose session has gone gets its view back, and its clicks work
 try:
     st.navigation([*pages.values(), to_home]).run()
 finally:

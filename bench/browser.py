@@ -240,7 +240,7 @@ def main(argv=None) -> int:
             srv.wait_warm()  # every later figure from a server whose warm-up has ended
             print(f"app: {root}")
             if not a.skip_cold:
-                last = f"; its last chart at {{:.1f}} s" if a.cold_page in LAST else "{}"
+                last = "; its last chart at {:.1f} s" if a.cold_page in LAST else ""
                 print(f"{f'cold start: server launch -> first {a.cold_page} chart':44s} {drawn:.1f} s (server healthy "
                       f"after {healthy:.1f} s" + last.format(whole) + "; nothing stored)")
                 print(f"{'  the same, relaunched':44s} {drawn2:.1f} s (server healthy after {healthy2:.1f} s"

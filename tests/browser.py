@@ -218,6 +218,25 @@ def record_requests(pg) -> list[str]:
     return sent
 
 
+def record_answers(pg) -> list[str]:
+    """Record what the server sends the page from now on: the kind of each message
+    (``ForwardMsg``: "new_session", "delta" ...), in order; a run's end as
+    "script_finished:" and its status ("FINISHED_SUCCESSFULLY", "FINISHED_EARLY_FOR_RERUN" ...)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    got: list[str] = []
+
+    def on_frame(payload) -> None:
+        if isinstance(payload, (bytes, bytearray)):
+            msg = ForwardMsg.FromString(bytes(payload))
+            kind = msg.WhichOneof("type")
+            got.append(f"{kind}:{ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)}"
+                       if kind == "script_finished" else kind)
+
+    pg.on("websocket", lambda ws: ws.on("framereceived", on_frame))
+    return got
+
+
 def download(page, click, sent: list[str] | None = None) -> tuple[str, bytes]:
     """The file a click downloads; with ``sent`` (``record_requests``), also checks that the
     click ran no script: a rerun is wasted work, and its sweep of unreferenced files can

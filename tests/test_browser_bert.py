@@ -1,10 +1,12 @@
 """What a person does on the BERT page, in a real browser."""
 
 import re
+import time
 
 import pytest
 
-from tests.browser import click_cell, click_pill, maps_and_draws_for_a_new_sentence, outline_over, type_sentence, wait_idle
+from tests.browser import (click_cell, click_pill, maps_and_draws_for_a_new_sentence, outline_over, record_answers,
+                           record_requests, type_sentence, wait_idle)
 
 pytestmark = pytest.mark.browser
 
@@ -73,3 +75,35 @@ def test_words_that_look_like_markdown_show_as_typed(app_server, page):
     pieces = page.locator('[data-testid="stMarkdownContainer"]', has_text="→ pieces").first
     assert pieces.inner_text() == "A: ` → pieces ` · B: * → pieces *"
     assert pieces.locator("code").all_inner_texts() == ["`", "*"]
+
+
+def test_a_tab_whose_session_is_gone_shows_its_view_again_and_clicks_on(page, tmp_path):
+    """A closed or disconnected tab's session lives 5 s on the server (ui/memory.py); a tab
+    that comes back later (here: the server restarted under it, every session gone) gets
+    a new session, which reopens the same view from the URL, and its clicks work."""
+    from bench.session import Server
+
+    srv = Server(env={"LAB_WARMUP": "0"}, log=tmp_path / "first.log").start()
+    try:
+        page.goto(srv.url + "/bert?a=The+pitcher+threw+a+fast+ball.&b=She+poured+water+from+the+pitcher.")
+        page.wait_for_selector("text=One word, two contexts")
+        wait_idle(page)
+        click_pill(page, "Word in sentence A", "threw")
+        page.wait_for_selector('text=Token cosine "threw" / "pitcher"')
+        # the tab reconnects on its own and runs its page again in full (ui.state.rerun_after_reconnect):
+        # the new server loads BERT for it, and a click made meanwhile would be lost
+        sent, answers = record_requests(page), record_answers(page)
+        srv.stop()
+        srv = Server(env={"LAB_WARMUP": "0"}, port=srv.port, log=tmp_path / "second.log").start()
+        deadline = time.monotonic() + 120
+        while "script_finished:FINISHED_SUCCESSFULLY" not in answers:
+            assert time.monotonic() < deadline, f"no full run after reconnecting: sent {sent}, got {answers}"
+            page.wait_for_timeout(200)
+        assert sent[0] == "rerun_script" and "new_session" in answers
+        assert page.get_by_text('Token cosine "threw" / "pitcher"').count() == 1  # the view, from the URL
+        click_pill(page, "Word in sentence A", "fast")
+        page.wait_for_selector('text=Token cosine "fast" / "pitcher"', timeout=60_000)
+        assert page.locator("svg text", has_text='A "fast" vs B "pitcher"').count() >= 1
+        assert "bert_ta=4" in page.url and "pitcher" in page.url.replace("+", " ")
+    finally:
+        srv.stop()

@@ -122,9 +122,16 @@ def bert_run(model, source: str, sentences: tuple[str, ...], pair: bool = False,
     return or_stop(_bert_run, model, source, sentences, pair, attentions)
 
 
-# Bounded in bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of
-# 512 pieces carry 167 MB of attention probabilities, and 64 of those would be 10 GB.
-@st.cache_data(show_spinner="Running BERT...", max_entries=64, max_size=BERT_CACHE_BYTES)
+# What a class shares (the sentence everyone was asked to type), not a history of everyone's
+# typing: a session keeps its own page's run for as long as it lives, and a run of two
+# sentences takes 15-25 ms to compute again. 64 runs a model filled for about five repeats
+# of 20 new sessions, RSS growing 20-27 MB a repeat meanwhile (ui/memory.py). Bounded in
+# bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of 512 pieces
+# carry 167 MB of attention probabilities.
+RUNS_KEPT = 16
+
+
+@st.cache_data(show_spinner="Running BERT...", max_entries=RUNS_KEPT, max_size=BERT_CACHE_BYTES)
 def _bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool, attentions: bool):
     """Cached ``LayerVectors`` of a BERT, keyed by source and sentences (the model is not hashed);
     without ``attentions`` for the pages that draw none. Every call pickles or unpickles
@@ -169,7 +176,7 @@ def elmo_run(model, source: str, tokens: tuple[tuple[str, ...], ...]):
     return or_stop(_elmo_run, model, source, tokens)
 
 
-@st.cache_data(show_spinner="Running ELMo...", max_entries=64)
+@st.cache_data(show_spinner="Running ELMo...", max_entries=RUNS_KEPT)
 def _elmo_run(_model, source: str, tokens: tuple[tuple[str, ...], ...]):
     """Cached stateless ``LayerVectors`` of an ELMo, keyed by source and word tokens; read
     from the disk store when it holds the run, and written there when computed, where

@@ -149,3 +149,26 @@ def rerun(*keys: str) -> None:
     """From a widget's callback: rerun the fragments named ``keys`` (``fragment(key=...)``)
     instead of the one the widget sits in (a control whose value another fragment draws)."""
     st.rerun(list(keys))
+
+
+# How often the empty fragment of ``rerun_after_reconnect`` reruns itself (seconds): rarely.
+RECONNECT_FRAGMENT_EVERY_S = 3600
+
+
+def rerun_after_reconnect() -> None:
+    """Have a tab that reconnects run its page again in full, from its URL and widgets.
+
+    A server keeps a closed tab's session a few seconds (``.streamlit/config.toml``); a tab
+    that comes back later, or after a restart of the server, gets a new session that has
+    run nothing. Streamlit's browser client asks for a full run on reconnecting only where
+    the page has a fragment that reruns itself (``run_every``); otherwise its next click
+    asks the new session to rerun a fragment it never registered, which Streamlit drops,
+    and that click and every later one change nothing. This empty fragment reruns itself
+    once an hour, which costs nothing, and makes every reconnect a full run.
+    """
+    _reconnect_fragment()
+
+
+@st.fragment(run_every=RECONNECT_FRAGMENT_EVERY_S)
+def _reconnect_fragment() -> None:
+    pass
