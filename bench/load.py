@@ -12,8 +12,9 @@ clicks ``--selections`` words, one after the other, as a person would (``--chars
 sentence grown to about N characters, as when a class pastes paragraphs). With
 ``--stay`` the same sessions stay connected from one repeat to the next and type their
 new sentences into the open page's sidebar, as a class working in rounds; without it
-every repeat is new sessions, while the server still holds the last ones' state for two
-minutes (``--linger 130`` prints the RSS once they are gone). No browser: the server is
+every repeat is new sessions, while the server still holds the last ones' state for
+``server.disconnectedSessionTTL`` (5 s in this app's config, Streamlit's default 120 s;
+``--linger S`` prints the RSS again S seconds after the last repeat). No browser: the server is
 what is measured (``bench/session.py``). Prints, per repeat, the errors (an exception
 shown by the app, a lost connection, a request over ``--timeout``), the time from a
 request to its finished script run (p50, p95, max), the repeat's wall time and the
@@ -147,7 +148,7 @@ def main(argv=None) -> int:
                          "(a class working in rounds); by default every repeat starts new sessions")
     ap.add_argument("--linger", type=float, default=0.0,
                     help="after the last repeat, wait this many seconds (at most 600) and print the RSS again "
-                         "(the server keeps a closed session's state for server.disconnectedSessionTTL, 120 s)")
+                         "(the server keeps a closed session's state for server.disconnectedSessionTTL: 5 s here)")
     a = ap.parse_args(argv)
     a.sessions, a.selections, a.repeats = min(a.sessions, 50), min(a.selections, 20), min(a.repeats, 12)
     srv = None
