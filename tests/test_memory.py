@@ -74,7 +74,7 @@ def test_start_is_once_per_process():
 
 def test_closed_sessions_are_kept_briefly():
     """The server keeps a closed tab's session 5 s (Streamlit's default is 120 s): the view
-    lives in the URL (tests/test_browser_home.py restarts the server under an open tab)."""
+    lives in the URL (tests/test_browser_bert.py restarts the server under an open tab)."""
     server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]
     assert server["disconnectedSessionTTL"] == 5
     assert memory.SWEEP_EVERY_S < server["disconnectedSessionTTL"]
