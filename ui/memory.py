@@ -13,9 +13,10 @@ ones out every ``SWEEP_EVERY_S`` and gives what they held back to the system (gl
 per busy thread, memory freed in one arena is not reused by another, and a burst of
 sessions left each arena as large as its busiest moment.
 
-Measured with ``bench/load.py`` (20 new sessions at once, three or four repeats), RSS grew
-20-27 MB a repeat before; with these and the result caches at 16 runs a model
-(``ui.models``) it stays within a few MB (bench/HISTORY.md, the twenty-second round).
+Measured with ``bench/load.py`` (20 new sessions at once, four repeats), RSS grew 21-27 MB
+every repeat before; with these and the result caches at 16 runs a model (``ui.models``)
+it rises 7-9 MB from the first repeat to the second, as the bounded caches reach their
+bounds, and 0-3 MB after (bench/HISTORY.md, the twenty-second round).
 """
 
 from __future__ import annotations
