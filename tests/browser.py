@@ -95,6 +95,13 @@ def maps_and_draws_for_a_new_sentence(pg, url: str, shown: str, sentence: str, t
     pg.goto(url)
     pg.wait_for_selector(shown)
     wait_idle(pg)
+    # on a server that has just started, the page's text can come before Plotly's code has
+    # drawn the maps: wait until there are maps and no drawing has come for a second
+    pg.wait_for_selector('[data-testid="stPlotlyChart"] g.heatmaplayer')
+    before, drawn = None, pg.evaluate("window.__heatmapDraws")
+    while drawn != before:
+        pg.wait_for_timeout(1000)
+        before, drawn = drawn, pg.evaluate("window.__heatmapDraws")
     maps = pg.locator('[data-testid="stPlotlyChart"] g.heatmaplayer').count()
     pg.evaluate("window.__heatmapDraws = 0")
     type_sentence(pg, "Sentence A", sentence)
