@@ -209,20 +209,26 @@ def click_tile(pg, chart_key: str, layer: int, head: int, at: tuple[float, float
     wait_idle(pg)
 
 
+def _record(pg, event: str, kind) -> list[str]:
+    """``kind(payload)`` of every binary frame of ``event`` ("framesent", "framereceived") on
+    the page's websockets from now on, in order."""
+    got: list[str] = []
+
+    def on_frame(payload) -> None:
+        if isinstance(payload, (bytes, bytearray)):
+            got.append(kind(bytes(payload)))
+
+    pg.on("websocket", lambda ws: ws.on(event, on_frame))
+    return got
+
+
 def record_requests(pg) -> list[str]:
     """Record what the page asks of the server from now on: the kind of each message it
     sends over Streamlit's websocket (``BackMsg``: "rerun_script", "backend_operation_request"
     for a deferred download ...), in order. Call before ``goto``."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
-    sent: list[str] = []
-
-    def on_frame(payload) -> None:
-        if isinstance(payload, (bytes, bytearray)):
-            sent.append(BackMsg.FromString(bytes(payload)).WhichOneof("type"))
-
-    pg.on("websocket", lambda ws: ws.on("framesent", on_frame))
-    return sent
+    return _record(pg, "framesent", lambda payload: BackMsg.FromString(payload).WhichOneof("type"))
 
 
 def record_answers(pg) -> list[str]:
@@ -231,17 +237,12 @@ def record_answers(pg) -> list[str]:
     "script_finished:" and its status ("FINISHED_SUCCESSFULLY", "FINISHED_EARLY_FOR_RERUN" ...)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    got: list[str] = []
+    def kind(payload: bytes) -> str:
+        msg = ForwardMsg.FromString(payload)
+        name = msg.WhichOneof("type")
+        return f"{name}:{ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)}" if name == "script_finished" else name
 
-    def on_frame(payload) -> None:
-        if isinstance(payload, (bytes, bytearray)):
-            msg = ForwardMsg.FromString(bytes(payload))
-            kind = msg.WhichOneof("type")
-            got.append(f"{kind}:{ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)}"
-                       if kind == "script_finished" else kind)
-
-    pg.on("websocket", lambda ws: ws.on("framereceived", on_frame))
-    return got
+    return _record(pg, "framereceived", kind)
 
 
 def download(page, click, sent: list[str] | None = None) -> tuple[str, bytes]:

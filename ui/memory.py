@@ -22,7 +22,7 @@ bounds, and 0-3 MB after (bench/HISTORY.md, the twenty-second round).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import logging
 import threading
 import time
@@ -35,12 +35,10 @@ _started = threading.Lock()
 _sweeper: threading.Thread | None = None
 
 
+@functools.cache
 def _glibc():
-    """The C library if it is glibc (it has ``malloc_trim``), else None."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
-        return None
+    """The process's C library if it is glibc (it has ``malloc_trim``), else None; looked up once."""
+    libc = ctypes.CDLL(None)  # the symbols the process has loaded, its C library's among them
     return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
 
 
