@@ -244,7 +244,8 @@ class BertEncoder(tf.Module):
                 if not g.traced:
                     self._queue.put(g.trace)
         for shape in buckets:
-            self._queue.put(shape)
+            if shape[1] <= XLA_MAX_LENGTH:  # past it every call runs on the plain graph (``_program``)
+                self._queue.put(shape)
 
     def _stop_compiling(self, worker: threading.Thread) -> None:
         self._stop.set()
