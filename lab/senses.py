@@ -29,6 +29,9 @@ from lab.analysis import context_only
 from lab.tokenize import split_words
 
 PAIRS_FILE = Path(__file__).resolve().parent / "data" / "sense_pairs.json"
+# Other words, same layout: for choosing a training design or checkpoint (``lab.elmo_train``
+# logs them), so that the test pairs above judge only a finished model.
+DEV_PAIRS_FILE = PAIRS_FILE.with_name("sense_pairs_dev.json")
 STANDARD = ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo")
 CONTEXT = ("context1", "context2")  # context-only views of lstm_outputs1, lstm_outputs2
 LAYERS = STANDARD + CONTEXT
@@ -36,16 +39,16 @@ SENSE_AUC_TARGET = 0.75  # best standard contextual output (issue 13)
 CONTEXT_AUC_TARGET = 0.80  # best context-only view (issue 13)
 
 
-@lru_cache(maxsize=1)
-def senses() -> dict[str, dict[str, list[str]]]:
+@lru_cache(maxsize=2)
+def senses(path: Path = PAIRS_FILE) -> dict[str, dict[str, list[str]]]:
     """word -> sense name -> sentences (each holding the word once)."""
-    return json.loads(PAIRS_FILE.read_text())["words"]
+    return json.loads(Path(path).read_text())["words"]
 
 
-def sense_pairs() -> list[tuple[str, str, str, int]]:
+def sense_pairs(path: Path = PAIRS_FILE) -> list[tuple[str, str, str, int]]:
     """Every pair of sentences of the same word: (word, sentence_a, sentence_b, same_sense)."""
     out = []
-    for word, by_sense in senses().items():
+    for word, by_sense in senses(path).items():
         tagged = [(sense, s) for sense, sentences in by_sense.items() for s in sentences]
         for (sa, a), (sb, b) in itertools.combinations(tagged, 2):
             out.append((word, a, b, int(sa == sb)))
@@ -105,10 +108,11 @@ def layer_vectors(runner, sentences: list[str], words: list[str]) -> dict[str, n
     return {name: v[rows, index] for name, v in views(runner.run(tokens)).items()}
 
 
-def layer_aucs(runner) -> dict[str, float]:
+def layer_aucs(runner, path: Path = PAIRS_FILE) -> dict[str, float]:
     """ROC AUC per layer (``LAYERS``) of the cosine between a word's vectors in two sentences,
-    same-sense pairs (positives) against different-sense pairs (negatives)."""
-    pairs = sense_pairs()
+    same-sense pairs (positives) against different-sense pairs (negatives); ``path``: the
+    test pairs, or ``DEV_PAIRS_FILE``."""
+    pairs = sense_pairs(path)
     labels = [same for *_, same in pairs]
     words = [p[0] for p in pairs]
     a = layer_vectors(runner, [p[1] for p in pairs], words)

@@ -14,6 +14,7 @@ from lab.elmo_train import (
     fit_char_encoder,
     heldout_perplexity,
     hide_words,
+    static_word_table,
     train_bilm,
     unigram_perplexity,
     word_level_runner,
@@ -215,3 +216,28 @@ def test_stage3_joint_fine_tuning_starts_from_both_and_keeps_learning(stage1):
     joint = train_bilm(TOY, ElmoConfig.tiny(), steps=20, lr=3e-3, lowercase=True, init=init, anchor=1.0, **FAST)
     assert joint.model is model and joint.words is None
     assert all(np.isfinite(joint.history)) and np.mean(joint.history[-5:]) < np.mean(joint.history[:5])
+
+
+def test_stage1_can_read_a_frozen_table_of_given_rows():
+    vocab = build_vocab([[w.lower() for w in s] for s in TOY], 1)
+    rows = np.random.default_rng(3).normal(size=(len(vocab), 16)).astype(np.float32)
+    frozen = train_bilm(TOY, ElmoConfig.tiny(), steps=15, lr=1e-2, words=True, lowercase=True, table_init=rows,
+                        freeze_table=True, **FAST)
+    np.testing.assert_array_equal(frozen.words.w.numpy(), rows)  # only the LSTMs learned
+    assert np.mean(frozen.history[-5:]) < np.mean(frozen.history[:5])
+    free = train_bilm(TOY, ElmoConfig.tiny(), steps=5, lr=1e-2, words=True, lowercase=True, table_init=rows, **FAST)
+    assert not np.array_equal(free.words.w.numpy(), rows)
+
+
+def test_static_word_table_reads_the_embedded_berts_input_embeddings():
+    vocab = ["<S>", "</S>", "<UNK>", "river", "stream", "money", "cash", "unaffable", "dog", "cat", "music", "song"]
+    table = static_word_table(vocab, 8)
+    assert table.shape == (len(vocab), 8) and table.dtype == np.float32
+    assert table.std() == pytest.approx(0.3, rel=1e-4)
+    np.testing.assert_array_equal(static_word_table(vocab, 8), table)  # deterministic
+    cos = lambda a, b: float(table[vocab.index(a)] @ table[vocab.index(b)]  # noqa: E731
+                             / np.linalg.norm(table[vocab.index(a)]) / np.linalg.norm(table[vocab.index(b)]))
+    assert cos("river", "stream") > cos("river", "money") and cos("money", "cash") > cos("money", "song")
+    assert cos("dog", "cat") > cos("dog", "music") and cos("music", "song") > cos("music", "river")
+    # A word of several pieces is their mean: "unaffable" is not one row of MiniLM's vocabulary.
+    assert len(set(map(tuple, table.round(6)))) == len(vocab)

@@ -16,6 +16,18 @@ def test_the_pairs_are_data_in_lab():
         assert word in a.lower() and word in b.lower()
 
 
+def test_the_dev_pairs_are_other_words_in_the_same_layout():
+    test, dev = senses.senses(), senses.senses(senses.DEV_PAIRS_FILE)
+    assert len(dev) == 12 and not set(dev) & set(test)  # choosing on them leaves the test pairs unseen
+    assert all(len(by_sense) == 2 and all(len(s) == 2 for s in by_sense.values()) for by_sense in dev.values())
+    pairs = senses.sense_pairs(senses.DEV_PAIRS_FILE)
+    assert len(pairs) == 72 and sum(same for *_, same in pairs) == 24
+    for word, a, b, _ in pairs:  # the word once per sentence, as layer_vectors finds it
+        for s in (a, b):
+            assert [w.lower() for w in senses.split_words(s)].count(word) == 1, (word, s)
+    assert senses.sense_pairs() != pairs and len(senses.sense_pairs()) == 72
+
+
 def test_roc_auc():
     assert senses.roc_auc([0.9, 0.8, 0.1, 0.2], [1, 1, 0, 0]) == 1.0
     assert senses.roc_auc([0.1, 0.2, 0.9, 0.8], [1, 1, 0, 0]) == 0.0
