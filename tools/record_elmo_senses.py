@@ -30,9 +30,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("folder", nargs="?", default=str(ASSETS), help="a folder written by lab.elmo_train")
     p.add_argument("--wordnet", default=None, help="a folder holding WordNet's data.* files (default: fetch)")
+    p.add_argument("--designs", default=None,
+                   help="a JSON list of other designs' measured rows ({design, sense_auc, dev_sense_auc}) for the card")
     a = p.parse_args(argv)
     folder = Path(a.folder)
     metrics = json.loads((folder / "metrics.json").read_text())
+    if a.designs:
+        metrics["other_designs"] = json.loads(Path(a.designs).read_text())
+        (folder / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     corpus = load_corpus(a.wordnet, tags=metrics.get("sense_tags", False))
     train = corpus.train
     if metrics.get("lowercase_targets"):
