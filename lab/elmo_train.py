@@ -4,11 +4,14 @@ What it does, reproducibly (fixed seeds, deterministic data split):
 1. gets WordNet 3.0 from Debian's ``wordnet-base`` package (``lab.elmo_corpus``) and
    builds train / held-out sequences from its glosses and examples;
 2. trains the biLM of ``ElmoConfig.mini()`` (256-cell LSTMs by default, ``--lstm-dim``) in
-   three stages (``--design staged``, the default; ELMo-mini v2):
-   - ``words``: a word-level biLM: one trainable vector per lowercased vocabulary word
-     feeds the 2-layer biLSTM, both trained with the LM loss (sampled softmax over the
-     vocabulary shared by both directions, as bilm-tf; Adam, warm-up, cosine decay over a
-     time budget, gradient clipping at norm 5);
+   three stages (``--design staged``, the default; ELMo-mini v2 and v3):
+   - ``words``: a word-level biLM: one vector per lowercased vocabulary word feeds the
+     2-layer biLSTM, trained with the LM loss (sampled softmax over the vocabulary shared
+     by both directions, as bilm-tf; Adam, warm-up, cosine decay over a time budget,
+     gradient clipping at norm 5). With ``--word-table static`` (v3, the default) the
+     vectors are context-free ones from the embedded BERT's input embeddings
+     (``static_word_table``) and stay frozen, so only the LSTMs learn; with ``learned`` (v2)
+     they start random and learn with the LSTMs;
    - ``chars``: ELMo's char CNN + highway + projection (architecture unchanged) trained to
      reproduce those word vectors from each word's characters, in lowercase, Capitalized and
      UPPER spellings, so any word and any case gets a vector (``fit_char_encoder``);
@@ -24,10 +27,9 @@ What it does, reproducibly (fixed seeds, deterministic data split):
    ELMo v3 signatures (``saved_model/``), ``metrics.json`` and ``MODEL_CARD.md``, with the
    sense-pair ROC AUC per layer, anisotropy and neighbours (``lab.elmo_record``).
 
-The shipped model: ``python -m lab.elmo_train --out DIR`` (defaults: stage 1 for 45 minutes
-and stage 2 for 12 on one core, then the measurements; no stage 3, which lowered the sense
-separation when measured with ``--joint-minutes 12``), then copy DIR over
-``lab/assets/elmo_mini/``. Tests call the stages on a tiny
+The shipped model: ``python -m lab.elmo_train --out DIR`` with the settings its model card
+names (the defaults: static table, dropout 0.1, stage 1 for 65 minutes, stage 2 for 15), then
+copy DIR over ``lab/assets/elmo_mini/``. Tests call the stages on a tiny
 corpus for a few steps; they never run the full training.
 """
 
@@ -702,7 +704,7 @@ def _training_section(m: dict) -> str:
     w, ch, j = s.get("words", {}), s.get("chars", {}), s.get("joint")
     static = o.get("word_table") == "static"
     text = f"""Command (each stage resumes from its checkpoint under `--work` and is skipped once done):
-`python -m lab.elmo_train --out DIR{' --word-table static' if static else ''}{f" --dropout {m['dropout']:g}" if m['dropout'] else ''} --word-minutes {o['word_minutes']:g} --char-minutes {o['char_minutes']:g} --joint-minutes {o['joint_minutes']:g}`
+`python -m lab.elmo_train --out DIR{' --word-table static' if static else ''}{f" --dropout {m['dropout']:g}" if m['dropout'] else ''} --word-minutes {o['word_minutes']:g}{f" --char-steps {o['char_steps']}" if static else ''} --char-minutes {o['char_minutes']:g} --joint-minutes {o['joint_minutes']:g}`
 (one stage at a time: `--stage words`, `--stage chars`, `--stage joint`). Seed {m['seed']}; Adam; sampled
 softmax with {m['num_sampled']} samples shared by both directions; batches of at most {m['max_tokens']} padded
 tokens; gradient norm clipped at 5; dropout {m['dropout']}; TensorFlow {m['tensorflow']} on {m['cpus']} CPU cores
@@ -725,10 +727,11 @@ shared with other work ({m['train_minutes']:.0f} min of training over every stag
    lowercased, plus {o['anchor']:g} x the squared distance between each word's char-CNN vector and its
    stage-1 vector (keeps `word_emb`'s meaning while the LSTMs adapt to the char CNN)."""
     if m.get("shipped_stage"):
+        picked = (", picked by its sense-pair\nROC AUC (table under \"Word senses by context\")" if j
+                  else "; no stage 3 was run for it")
         text += f"""
 
-**Shipped: the model at the end of stage {'3 (joint)' if m['shipped_stage'] == 'joint' else '2 (chars)'}**, picked by its sense-pair
-ROC AUC (table under "Word senses by context")."""
+**Shipped: the model at the end of stage {'3 (joint)' if m['shipped_stage'] == 'joint' else '2 (chars)'}**{picked}."""
         if m["shipped_stage"] == "chars" and j:
             text += f""" Stage 3 lowered the LM's perplexity (forward {j['ppl_forward']:.1f},
 backward {j['ppl_backward']:.1f}, against {ch['ppl_forward']:.1f} and {ch['ppl_backward']:.1f} after stage 2) but
@@ -988,19 +991,19 @@ def main(argv=None) -> int:
     p.add_argument("--max-tokens", type=int, default=2500, help="padded tokens per batch")
     p.add_argument("--num-sampled", type=int, default=1024)
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (chars design, stage 1)")
-    p.add_argument("--dropout", type=float, default=0.0, help="0: about one epoch, nothing to regularize")
+    p.add_argument("--dropout", type=float, default=0.1, help="LSTM dropout while training (stage 1 reads the text ~7 times)")
     p.add_argument("--min-count", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-minutes", type=float, default=32.0, help="chars design: time budget (the rate decays to its floor by then)")
     p.add_argument("--lstm-dim", type=int, default=256, help="LSTM cells per layer and direction (v1: 512)")
     p.add_argument("--word-steps", type=int, default=100_000, help="stage 1 steps (the time budget usually ends it)")
-    p.add_argument("--word-minutes", type=float, default=45.0, help="stage 1 time budget")
-    p.add_argument("--word-table", choices=["learned", "static"], default="learned",
+    p.add_argument("--word-minutes", type=float, default=65.0, help="stage 1 time budget")
+    p.add_argument("--word-table", choices=["learned", "static"], default="static",
                    help="stage 1's input table: learned from random rows with the LM loss, or static: the embedded "
                         "BERT's context-free input embeddings, reduced to the projection width and kept frozen "
                         "(static_word_table)")
-    p.add_argument("--char-steps", type=int, default=6000, help="stage 2 steps of 512 words")
-    p.add_argument("--char-minutes", type=float, default=12.0, help="stage 2 time budget")
+    p.add_argument("--char-steps", type=int, default=14000, help="stage 2 steps of 512 words")
+    p.add_argument("--char-minutes", type=float, default=15.0, help="stage 2 time budget")
     p.add_argument("--char-scale", type=int, default=2,
                    help="stage 2: filters per width times mini's (2: 768 filters, room to hold the word vectors)")
     p.add_argument("--joint-steps", type=int, default=100_000, help="stage 3 steps")

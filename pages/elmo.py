@@ -48,6 +48,10 @@ def mini_note() -> None:
             f"separates word senses {'only weakly' if weak else 'clearly'}: on the {senses['pairs']} same- or "
             f"different-sense sentence pairs of its tests, its best layer ranks them with ROC AUC {best:.2f} "
             "(0.5 = chance, 1 = always right).")
+    if m.get("stage_options", {}).get("word_table") == "static":
+        text += (" Its word layer was fitted to context-free word vectors from MiniLM's input embeddings (the "
+                 "BERT of the other pages, before any attention); its LSTMs learned only from predicting "
+                 "the next and the previous word.")
     if "context1" in senses["by_layer"]:
         text += f" Its context-only view reaches {best_context_auc(senses['by_layer']):.2f}."
     if bank:

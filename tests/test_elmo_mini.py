@@ -71,17 +71,18 @@ def test_sense_pair_aucs_are_the_recorded_ones(sense_aucs):
     assert recorded["best_context"]["auc"] == senses.best_context_auc(recorded["by_layer"])
 
 
-def test_beats_elmo_mini_v1(sense_aucs):
-    assert senses.best_sense_auc(sense_aucs) > 0.567  # v1's best standard output
+def test_beats_the_earlier_versions(sense_aucs):
+    assert senses.best_sense_auc(sense_aucs) > 0.679  # v2's best standard output (v1: 0.567)
+    assert senses.best_context_auc(sense_aucs) > 0.694  # v2's best context-only view
 
 
 # Issue 13's time box: the targets were not reached; the measured figures are the recorded ones.
 TARGETS_XFAIL = (
-    "Known shortfall (issue 13): ELMo-mini v2 (a word-level biLM trained 45 min, then the char CNN "
-    "fitted to its word vectors for 12 min, on one shared CPU core) ranks the 72 pairs at ROC AUC "
-    "0.679 at its best standard output (lstm_outputs2) and 0.694 at its best context-only view "
-    "(context2), against 0.75 / 0.80 (v1: 0.567). Joint fine-tuning (stage 3, 12 min) gave 0.634 / "
-    "0.681; the word-level biLM itself 0.582 / 0.680 (MODEL_CARD.md)."
+    "Known shortfall (issue 13, after its second and last session of search): ELMo-mini v3 (LSTMs "
+    "trained 65 min with the LM loss over a frozen static word table from MiniLM's input embeddings, "
+    "then the char CNN fitted to that table for 14 min) ranks the 72 pairs at ROC AUC 0.692 at its best "
+    "standard output (lstm_outputs2) and 0.745 at its best context-only view (context2), against 0.75 / "
+    "0.80 (v2: 0.679 / 0.694; every design's figures in MODEL_CARD.md)."
 )
 
 
@@ -106,13 +107,6 @@ TRIPLES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="Known shortfall (issue 13): the shipped char CNN reproduces the word-level biLM's vectors only "
-    "roughly after 12 min of fitting (its nearest neighbours are mostly spelling neighbours: river -> liver, "
-    "diver); 6 of the 10 triples hold, red/blue/run, doctor/nurse/river, car/truck/flower, happy/glad/stone "
-    "do not (MODEL_CARD.md lists the neighbours).",
-)
 def test_word_emb_has_meaning(mini):
     words = sorted({w for t in TRIPLES for w in t})
     v = dict(zip(words, word_vectors(mini, words)))

@@ -103,6 +103,8 @@ def test_the_embedded_model_states_how_well_it_separates_senses():
     (note,) = [i.value for i in at.info if "ROC AUC" in i.value]
     assert f"ROC AUC {best:.2f}" in note and "72 same- or different-sense" in note
     assert ("only weakly" in note) == (best < senses.SENSE_AUC_TARGET)
+    static = metrics.get("stage_options", {}).get("word_table") == "static"
+    assert ("context-free word vectors from MiniLM's input embeddings" in note) == static
     if "bank_pair" in metrics:  # the default pair's figures at the best standard and context-only layers
         bank = metrics["bank_pair"]
         assert f"cosine {bank['best_standard']['cosine']:.2f} at `{bank['best_standard']['layer']}`" in note
