@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from lab import senses
+from lab.tokenize import split_words
 
 
 def test_the_pairs_are_data_in_lab():
@@ -24,7 +25,7 @@ def test_the_dev_pairs_are_other_words_in_the_same_layout():
     assert len(pairs) == 72 and sum(same for *_, same in pairs) == 24
     for word, a, b, _ in pairs:  # the word once per sentence, as layer_vectors finds it
         for s in (a, b):
-            assert [w.lower() for w in senses.split_words(s)].count(word) == 1, (word, s)
+            assert [w.lower() for w in split_words(s)].count(word) == 1, (word, s)
     assert senses.sense_pairs() != pairs and len(senses.sense_pairs()) == 72
 
 
