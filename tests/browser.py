@@ -32,7 +32,8 @@ def _require_browser() -> None:
 
 @contextlib.contextmanager
 def serve_app(tmp_path_factory):
-    """Start the app with `streamlit run` on a free port (``bench.session.Server``); yield its base URL."""
+    """Start the app with `streamlit run` on a free port (``bench.session.Server``); yield
+    the ``Server`` (``.url`` its base URL, ``.log`` its output)."""
     _require_browser()
     # the ELMo vs BERT page reads a small reference corpus into a fresh cache: its first
     # computation takes seconds, not the minutes of the shipped corpus
@@ -44,16 +45,22 @@ def serve_app(tmp_path_factory):
             srv.start()
         except RuntimeError as exc:  # exited, or no health answer within 120 s: the log's tail says why
             pytest.fail(f"streamlit did not start: {exc}")
-        yield srv.url
+        yield srv
     finally:
         srv.stop()
 
 
 @pytest.fixture(scope="session")
-def app_server(tmp_path_factory):
-    """Start the app once for all browser tests; yield its base URL."""
-    with serve_app(tmp_path_factory) as url:
-        yield url
+def served_app(tmp_path_factory):
+    """The app, started once for all browser tests: its ``bench.session.Server``."""
+    with serve_app(tmp_path_factory) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="session")
+def app_server(served_app):
+    """The base URL of the app that all browser tests share."""
+    return served_app.url
 
 
 @pytest.fixture(scope="session")

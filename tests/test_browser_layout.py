@@ -187,12 +187,12 @@ TITLE_TOP = """() => document.querySelector('h1').getBoundingClientRect().top -
 
 
 def test_a_cold_server_has_the_browser_load_the_chart_code_while_the_page_imports(tmp_path_factory, browser):
-    with serve_app(tmp_path_factory) as url:  # a server of its own: cold, its first request a page link
+    with serve_app(tmp_path_factory) as srv:  # a server of its own: cold, its first request a page link
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         page.set_default_timeout(180_000)
         page.add_init_script(f"({WATCH_PRELOAD})()")
-        page.goto(f"{url}/bert")
+        page.goto(f"{srv.url}/bert")
         page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg >> nth=1')
         wait_idle(page)
         seen = page.evaluate("window.__preload")

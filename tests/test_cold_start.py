@@ -20,8 +20,8 @@ PAGES = ("bert", "elmo", "attention", "compare")
 
 @pytest.fixture(scope="module")
 def fresh_server(tmp_path_factory):
-    with serve_app(tmp_path_factory) as url:
-        yield url
+    with serve_app(tmp_path_factory) as srv:
+        yield srv.url
 
 
 def test_eight_sessions_opening_pages_of_a_fresh_server_at_once_all_get_their_page(fresh_server):
