@@ -7,7 +7,7 @@ PORT   ?= 8501
 
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: setup prepare run test test-fast bench bench-app info clean
+.PHONY: setup prepare run test test-fast test-monkey bench bench-app info clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,10 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest tests -m "not browser"
+
+# Every control of every page clicked twice in Chromium (`make test` runs a sample of it).
+test-monkey: $(STAMP)
+	LAB_MONKEY=all $(PY) -m pytest tests/test_browser_monkey.py
 
 bench: $(STAMP)
 	$(PY) bench/bert_latency.py

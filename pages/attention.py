@@ -31,13 +31,6 @@ st.caption("Self-attention lets every token look at every other token. First one
 show_input_messages(fr)
 
 
-def _choice(key: str, options: list, fallback):
-    """The persistent value of ``key`` when it is one of ``options``, else ``fallback``."""
-    if state.get(key) not in options:
-        state.put(key, fallback)
-    return state.get(key)
-
-
 def _table(df: pd.DataFrame, key: str, open_key: str) -> None:
     """The plotted matrix as numbers, folded away, in a keyed container (AppTest finds a
     plain st.dataframe by position only), as every table of the app is shown (``show_table``:
@@ -91,13 +84,10 @@ def minimal_block() -> None:
         st.warning(str(exc))
         return
     heads = list(range(run.config.num_heads))
-    _choice("att_head", heads, 0)
-    _choice("att_row", [0, 1], 0)
     with c3:
-        head = state.widget(st.segmented_control, "att_head", "Head", options=heads, required=True,
-                            format_func=lambda h: f"H{h + 1}")
+        head = state.choice(st.segmented_control, "att_head", "Head", heads, 0, format_func=lambda h: f"H{h + 1}")
     with c4:
-        row = state.widget(st.segmented_control, "att_row", "Batch row", options=[0, 1], required=True,
+        row = state.choice(st.segmented_control, "att_row", "Batch row", [0, 1], 0,
                            format_func=lambda b: f"sentence {'AB'[b]}")
     st.info(f"The weights are **random** (seed {int(seed)}), not trained: the pattern shows the "
             "mechanics of attention, not meaning.", icon=":material/casino:")
@@ -188,26 +178,21 @@ def _input_controls(cols) -> tuple[bool, str, str]:
     """Batch or pair, the pair filter or batch row, and [CLS]/[SEP] shown or hidden."""
     c1, c2, c3 = cols
     with c1:
-        _choice("att_mode", ["batch", "pair"], "batch")
-        mode = state.widget(st.segmented_control, "att_mode", "Input", options=["batch", "pair"],
-                            required=True, format_func={"batch": "padded batch", "pair": "packed pair"}.get,
+        mode = state.choice(st.segmented_control, "att_mode", "Input", ["batch", "pair"], "batch",
+                            format_func={"batch": "padded batch", "pair": "packed pair"}.get,
                             help="Padded batch: one row per sentence, the shorter one padded. Packed "
                                  "pair: one row [CLS] A [SEP] B [SEP], so A and B attend to each other.")
     pair, filt = mode == "pair", "all"
     with c2:
         if pair:
-            _choice("att_filter", list(FILTERS), "all")
-            filt = state.widget(st.segmented_control, "att_filter", "Queries → keys",
-                                options=list(FILTERS), required=True, format_func=FILTERS.get,
+            filt = state.choice(st.segmented_control, "att_filter", "Queries → keys", FILTERS, "all",
+                                format_func=FILTERS.get,
                                 help="A → B keeps sentence A's tokens as queries and B's as keys.")
         else:
-            _choice("att_brow", [0, 1], 0)
-            state.widget(st.segmented_control, "att_brow", "Batch row", options=[0, 1], required=True,
+            state.choice(st.segmented_control, "att_brow", "Batch row", [0, 1], 0,
                          format_func=lambda b: f"sentence {'AB'[b]}")
     with c3:
-        _choice("att_special", ["show", "hide"], "show")
-        special = state.widget(st.segmented_control, "att_special", "[CLS] / [SEP]",
-                               options=["show", "hide"], required=True,
+        special = state.choice(st.segmented_control, "att_special", "[CLS] / [SEP]", ["show", "hide"], "show",
                                help="Hide drops them as queries and keys and renormalizes each row "
                                     "to sum to 1 over the remaining tokens, in every view.")
     return pair, filt, special
@@ -231,9 +216,7 @@ def bert_heads() -> None:
         return
     L = out.attentions.shape[0]
     with c4:
-        _choice("att_layer", list(range(L)), 0)
-        layer = state.widget(st.segmented_control, "att_layer", "Layer", options=list(range(L)),
-                             required=True, format_func=lambda i: str(i + 1))
+        layer = state.choice(st.segmented_control, "att_layer", "Layer", range(L), 0, format_func=lambda i: str(i + 1))
     if any(out.truncated):
         st.warning("The input has more word pieces than BERT's 512 positions allow; the extra "
                    "pieces are cut.")
@@ -283,11 +266,8 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
     H = view.attn.shape[1]
     q_pos = [int(p) for p in view.query_positions]
     content = [p for p, t in zip(q_pos, view.query_tokens) if t not in analysis.SPECIAL]
-    _choice("att_tok", q_pos, (content or q_pos)[0])
-    _choice("att_bhead", list(range(H)), 0)
-    head = state.widget(st.segmented_control, "att_bhead", "Head", options=list(range(H)),
-                        required=True, format_func=lambda h: f"H{h + 1}")
-    token = state.widget(st.pills, "att_tok", "Query token", options=q_pos, required=True,
+    head = state.choice(st.segmented_control, "att_bhead", "Head", range(H), 0, format_func=lambda h: f"H{h + 1}")
+    token = state.choice(st.pills, "att_tok", "Query token", q_pos, (content or q_pos)[0],
                          format_func=dict(zip(q_pos, pill_labels(view.query_tokens))).get)
     qi = q_pos.index(token)
     # the head shown here, outlined over the model view: its figure unchanged, it is not drawn again

@@ -13,7 +13,7 @@ import streamlit as st
 from lab import analysis, figures, quiz, views
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, layer_table, md_code, md_escape, pill_labels, show_input_messages, show_table
+from ui.frame import frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
 
 MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
 
@@ -62,21 +62,18 @@ def wordpieces() -> None:
 def _word_pickers() -> views.WordPair:
     """Pills for a word of A and of B, and the pooling choice -> the selected pair."""
     da, db = analysis.default_pair(out.words[0], out.words[1])
-    for key, row, default in (("bert_ta", 0, da), ("bert_tb", 1, db)):
-        if not 0 <= state.get(key) < len(out.words[row]):
-            state.put(key, default)
-        state.widget(st.pills, key, f"Word in sentence {'AB'[row]}", options=list(range(len(out.words[row]))),
-                     format_func=pill_labels(out.words[row]).__getitem__, selection_mode="single")
-    state.widget(st.segmented_control, "bert_pool", "Word vector from its pieces",
-                 options=list(analysis.POOLINGS), format_func={"first": "first piece", "mean": "mean"}.get,
+    ta = word_pills("bert_ta", 0, out.words[0], da)
+    tb = word_pills("bert_tb", 1, out.words[1], db)
+    state.choice(st.segmented_control, "bert_pool", "Word vector from its pieces", analysis.POOLINGS, "first",
+                 format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word cut into several pieces has several vectors: take the first "
                       "piece's, or average them.")
-    return views.word_pair(out, (0, state.get("bert_ta")), (1, state.get("bert_tb")), pooling())
+    return views.word_pair(out, (0, ta), (1, tb), pooling())
 
 
 def pooling() -> str:
     """The pooling picked ("first" or "mean"): the pair's vectors and their baselines follow it."""
-    return state.get("bert_pool") or "first"
+    return state.get("bert_pool")
 
 
 @state.fragment
@@ -107,9 +104,8 @@ def _token_map(pair: views.WordPair) -> None:
     """Word A against every token of one sentence, chosen with a switch: one map drawn at a
     time (tabs would draw both on every click)."""
     word_a = pair.texts[0]
-    state.widget(st.segmented_control, "bert_map", f'"{md_escape(word_a)}" (A) against every token of',
-                 options=[1, 0], format_func=lambda b: f"sentence {'AB'[b]}", required=True)
-    b = state.get("bert_map")
+    b = state.choice(st.segmented_control, "bert_map", f'"{md_escape(word_a)}" (A) against every token of',
+                     [1, 0], 1, format_func=lambda b: f"sentence {'AB'[b]}")
     m = views.token_map(out, pair.vectors[0], (b,))
     key = f"bert_lt_{b}"
     charts.show(charts.heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '

@@ -17,7 +17,7 @@ from lab.models import FAMILY_NAMES
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, md_escape, pill_labels, show_input_messages, show_table
+from ui.frame import frame, md_escape, show_input_messages, show_table, word_pills
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence, as on the ELMo page
 
@@ -69,21 +69,16 @@ baselines = {f: models.baseline(m, needed=True) for f, m in loaded.items()}
 def pick_words() -> tuple[int, int]:
     """Pills for a word of A and of B (by default the first content word they share)."""
     defaults = default_pair(words[0], words[1])
-    for key, row in (("cmp_wa", 0), ("cmp_wb", 1)):
-        if not 0 <= state.get(key) < len(words[row]):
-            state.put(key, defaults[row])
-        state.widget(st.pills, key, f"Word in sentence {'AB'[row]}", options=list(range(len(words[row]))),
-                     format_func=pill_labels(words[row]).__getitem__, selection_mode="single")
-    state.widget(st.segmented_control, "cmp_pool", "BERT's word vector from its pieces",
-                 options=list(analysis.POOLINGS), format_func={"first": "first piece", "mean": "mean"}.get,
+    wa, wb = (word_pills(key, row, words[row], defaults[row]) for key, row in (("cmp_wa", 0), ("cmp_wb", 1)))
+    state.choice(st.segmented_control, "cmp_pool", "BERT's word vector from its pieces", analysis.POOLINGS, "first",
+                 format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word BERT cuts into several pieces has several vectors: take the first or the mean.")
-    return state.get("cmp_wa"), state.get("cmp_wb")
+    return wa, wb
 
 
 def pooling() -> str:
-    """BERT's word vector from its pieces, as chosen: "first" or "mean" ("first" while the
-    control is cleared)."""
-    return state.get("cmp_pool") or "first"
+    """BERT's word vector from its pieces, as chosen: "first" or "mean"."""
+    return state.get("cmp_pool")
 
 
 @state.fragment

@@ -15,7 +15,7 @@ from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, layer_table, md_code, md_escape, pill_labels, show_input_messages, show_table
+from ui.frame import frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
@@ -151,10 +151,8 @@ def _word_pills() -> tuple[int, int]:
         i = _pick(key, row)
         _store(key, row)(i)
         state.put(pill, i)
-        state.widget(st.pills, pill, f"Word in sentence {'AB'[row]}", options=list(range(len(tokens[row]))),
-                     format_func=pill_labels(tokens[row]).__getitem__, selection_mode="single",
-                     on_change=lambda k=key, p=pill, r=row: _store(k, r)(state.get(p) or 0))
-        picked.append(i if state.get(pill) is None else state.get(pill))
+        picked.append(word_pills(pill, row, tokens[row], i,
+                                 on_change=lambda k=key, p=pill, r=row: _store(k, r)(state.get(p))))
     return picked[0], picked[1]
 
 
@@ -237,9 +235,8 @@ def explore(pills_box) -> None:
 
 def _cross_map(stack, pair: views.WordPair) -> None:
     names = stack.layer_names
-    state.widget(st.segmented_control, "elmo_layer", "Layer for the A × B map",
-                 options=list(range(len(names))), format_func=lambda i: names[i])
-    layer = state.get("elmo_layer") if state.get("elmo_layer") is not None else len(names) - 1
+    layer = state.choice(st.segmented_control, "elmo_layer", "Layer for the A × B map", range(len(names)),
+                         len(names) - 1, format_func=lambda i: names[i])
     fig = charts.heatmap(views.cross_map(stack, layer), list(tokens[1]), list(tokens[0]), "Every word of A "
                          f"against every word of B: {names[layer]}", about.label, fr.projector,
                          x_title="sentence B", y_title="sentence A")

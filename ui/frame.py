@@ -157,6 +157,14 @@ def show_input_messages(fr: Frame) -> None:
         st.stop()
 
 
+def word_pills(key: str, row: int, words, fallback: int, **kwargs) -> int:
+    """Pills of the words of sentence A (``row`` 0) or B (1) bound to ``key``: the index of
+    the chosen word (``fallback`` where the stored one is not a word of the sentence). A
+    second click on the chosen word keeps it (``state.choice``)."""
+    return state.choice(st.pills, key, f"Word in sentence {'AB'[row]}", range(len(words)), fallback,
+                        format_func=pill_labels(words).__getitem__, **kwargs)
+
+
 def pill_labels(words) -> list[str]:
     """Labels for pills of ``words`` (``md_escape``d), each distinct: Streamlit knows a pill by
     its label, so of a sentence's two "bank"s only one could be picked, and a rerun moved the

@@ -75,11 +75,20 @@ def reset_when_changed(basis: Any, **defaults: Any) -> None:
     st.session_state[marker] = basis
 
 
+# Controls made of option buttons: in single-selection mode a click on the selected option
+# would clear it (the widget's value becomes None) unless the control is ``required``.
+_BUTTON_GROUPS = (st.pills, st.segmented_control)
+
+
 def widget(fn: Callable, key: str, *args, **kwargs):
     """Render ``fn(*args, **kwargs)`` bound to the persistent ``key``.
 
-    Returns the widget's value. ``on_change`` callbacks still run after the copy.
+    Returns the widget's value. ``on_change`` callbacks still run after the copy. A
+    single-choice ``st.pills`` or ``st.segmented_control`` is always ``required``: a second
+    click on its selected option keeps it selected, on every page.
     """
+    if fn in _BUTTON_GROUPS and kwargs.get("selection_mode", "single") == "single":
+        kwargs["required"] = True
     wkey = f"_w_{key}"
     value = st.session_state.get(key, _DEFAULTS.get(key))
     if not _allowed(value, kwargs):
@@ -94,6 +103,26 @@ def widget(fn: Callable, key: str, *args, **kwargs):
             user_cb()
 
     return fn(*args, key=wkey, on_change=copy_back, **kwargs)
+
+
+def choice(fn: Callable, key: str, label: str, options, fallback: Any, **kwargs) -> Any:
+    """A single-choice control (``st.pills``, ``st.segmented_control``) bound to ``key``
+    that always holds one of ``options``: a stored value that is not among them (from a
+    link, or an index into a sentence since edited) becomes ``fallback``, also before an
+    ``on_change`` callback reads it. Returns the chosen option."""
+    options = list(options)
+    user_cb = kwargs.pop("on_change", None)
+
+    def keep_a_choice() -> None:
+        if get(key) not in options:
+            put(key, fallback)
+        if user_cb:
+            user_cb()
+
+    if get(key) not in options:
+        put(key, fallback)
+    widget(fn, key, label, options=options, on_change=keep_a_choice, **kwargs)
+    return get(key)
 
 
 def _allowed(value: Any, kwargs: dict) -> bool:
