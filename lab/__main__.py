@@ -8,11 +8,12 @@
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
 
-The npz holds ``tokens`` (object array, one list per sentence), ``layers`` float32
-(N, B, T, C), ``mask`` int32 (B, T), ``layer_names``, ``model`` (the model's label) and,
-for BERT, ``attentions`` float32 (L, B, H, T, T) (when the source provides them) and
-``input_word_ids``. BERT positions are those of ``input_word_ids``: [CLS] and [SEP]
-included.
+The npz is the contract of ``lab.vectors.to_arrays`` (the pages' download button writes the
+same): ``tokens`` unicode (B, T), "" where ``mask`` int32 (B, T) is 0, ``layers`` float32
+(N, B, T, C) with the input layer at index 0, ``layer_names``, ``model`` (the model's
+label) and, for BERT, ``attentions`` float32 (L, B, H, T, T) (when the source provides
+them) and ``input_word_ids``. It loads with plain ``numpy.load`` (no pickle). BERT
+positions are those of ``input_word_ids``: [CLS] and [SEP] included.
 """
 
 from __future__ import annotations
@@ -83,18 +84,16 @@ def _embedded_status(family: str) -> str:
         return f"unavailable ({type(exc).__name__}: {exc})"
 
 
-def export_arrays(model: str, source: str | None, sentences: list[str]) -> dict[str, np.ndarray]:
-    """Run a model and return the npz contract (``lab.vectors.to_arrays``), any family."""
-    from lab import models
-    from lab.vectors import to_arrays
-
-    return to_arrays(models.embed(models.load(model, source), sentences))
-
-
 def cmd_export(args) -> int:
-    arrays = export_arrays(args.model, args.source, args.sentences)
-    np.savez(args.out, **arrays)
-    shapes = ", ".join(f"{k} {v.shape}" for k, v in arrays.items() if k not in ("model",))
+    from lab import models
+    from lab.vectors import npz_bytes
+
+    out = models.embed(models.load(args.model, args.source), args.sentences)
+    with open(args.out, "wb") as f:
+        f.write(npz_bytes(out))  # the bytes of the pages' download button
+    with np.load(args.out) as z:  # read back as a reader will: plain np.load, no pickle
+        arrays = {k: z[k] for k in z.files}
+    shapes = ", ".join(f"{k} {v.shape} {v.dtype}" for k, v in arrays.items() if k != "model")
     print(f"wrote {args.out}: {shapes}")
     print(f"model: {arrays['model']}")
     return 0

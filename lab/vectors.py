@@ -130,19 +130,36 @@ def short_label(label: str) -> str:
 def to_arrays(out: LayerVectors) -> dict[str, np.ndarray]:
     """The npz contract of ``python -m lab export`` and the pages' download button.
 
-    ``tokens`` (object array, one list per row), ``layers`` float32 (N, B, T, C), ``mask``
-    int32 (B, T), ``layer_names``, ``model`` (the label); ``attentions`` float32
-    (L, B, H, T, T) when the source gives them, and ``input_word_ids`` for BERT.
+    Every array is numeric or fixed-width unicode, so plain ``numpy.load(f)`` reads it (no
+    ``allow_pickle``). Position t is the same token in every array with a T axis.
+
+    - ``tokens`` unicode (B, T): the token at each position ([CLS]/[SEP] included for
+      BERT); "" at a padded position.
+    - ``mask`` int32 (B, T): 1 = real token, 0 = padding (padded vectors are 0).
+    - ``layers`` float32 (N, B, T, C); index 0 is the context-free input layer (BERT's
+      embedding output, ELMo's ``word_emb`` doubled to width C).
+    - ``layer_names`` unicode (N,): the name of each layer.
+    - ``model`` unicode, shape (): the model's label.
+    - ``attentions`` float32 (L, B, H, T, T), softmax probabilities (query x key), only
+      when the source gives them; ``input_word_ids`` int32 (B, T), BERT only.
+
+    Raises:
+        ValueError: a row's tokens do not match its real positions in ``mask``.
     """
-    tokens = np.empty(len(out.tokens), dtype=object)
-    for i, row in enumerate(out.tokens):
-        tokens[i] = list(row)
+    mask = out.mask.astype(np.int32)
+    width = max((len(t) for row in out.tokens for t in row), default=1)
+    tokens = np.full(mask.shape, "", dtype=f"<U{width}")  # (B, T)
+    for b, row in enumerate(out.tokens):
+        real = mask[b] > 0
+        if real.sum() != len(row):
+            raise ValueError(f"row {b} has {len(row)} tokens but {real.sum()} real positions in its mask")
+        tokens[b, real] = row
     arrays = {
         "tokens": tokens,
         "layers": out.layers.astype(np.float32),
-        "mask": out.mask.astype(np.int32),
-        "layer_names": np.array(out.layer_names),
-        "model": np.array(out.model_label),
+        "mask": mask,
+        "layer_names": np.array(out.layer_names, dtype=str),
+        "model": np.array(out.model_label, dtype=str),
     }
     if out.attentions is not None:
         arrays["attentions"] = out.attentions.astype(np.float32)
@@ -152,9 +169,11 @@ def to_arrays(out: LayerVectors) -> dict[str, np.ndarray]:
 
 
 def npz_bytes(out: LayerVectors) -> bytes:
-    """``to_arrays(out)`` as the bytes of a compressed ``.npz`` file."""
+    """``to_arrays(out)`` as the bytes of a compressed ``.npz`` file: what the download
+    button serves and ``python -m lab export`` writes. Saved with ``allow_pickle=False``,
+    so an array that would need pickle fails here rather than in a reader's hands."""
     import io
 
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **to_arrays(out))
+    np.savez_compressed(buffer, allow_pickle=False, **to_arrays(out))
     return buffer.getvalue()

@@ -1,11 +1,14 @@
 """The figures and tables a page drew, read back from AppTest: the Plotly JSON of a chart,
-found by its title or its key, and its arrays as NumPy; every table as a reader sees it."""
+found by its title or its key, and its arrays as NumPy; every table as a reader sees it;
+a vectors file (a page's download, ``python -m lab export``'s file) checked against its run."""
 
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -74,3 +77,30 @@ def use_source(at, family: str, source: str):
     ("bert" or "elmo"), as a person does: "custom", then the path; returns the rerun page."""
     at.sidebar.selectbox(key=f"_w_{family}_src").set_value("custom").run()
     return at.sidebar.text_input(key=f"_w_{family}_custom").input(str(source)).run()
+
+
+def vectors_file(file: bytes | Path, out) -> dict[str, np.ndarray]:
+    """Every array of a vectors ``.npz`` (its bytes or its path), loaded as anyone can load
+    it (``numpy.load`` without ``allow_pickle``, which refuses pickled arrays), checked
+    against ``out``, the ``LayerVectors`` it should hold (``lab.vectors.to_arrays``'s
+    contract); returns the arrays."""
+    with np.load(io.BytesIO(file) if isinstance(file, bytes) else file, allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    optional = {"attentions": out.attentions is not None, "input_word_ids": out.bert is not None}
+    names = {"tokens", "layers", "mask", "layer_names", "model"} | {k for k, has in optional.items() if has}
+    assert set(arrays) == names
+    tokens, mask = arrays["tokens"], arrays["mask"]
+    assert tokens.dtype.kind == "U" and tokens.shape == out.mask.shape  # (B, T)
+    assert mask.dtype == np.int32 and mask.tolist() == out.mask.tolist()
+    assert [row[m > 0].tolist() for row, m in zip(tokens, mask)] == out.tokens
+    assert (tokens[mask == 0] == "").all()  # padding
+    assert arrays["layers"].dtype == np.float32
+    np.testing.assert_array_equal(arrays["layers"], out.layers)
+    assert arrays["layer_names"].tolist() == out.layer_names
+    assert arrays["model"].shape == () and str(arrays["model"]) == out.model_label
+    if out.attentions is not None:
+        assert arrays["attentions"].dtype == np.float32
+        np.testing.assert_array_equal(arrays["attentions"], out.attentions)
+    if out.bert is not None:
+        np.testing.assert_array_equal(arrays["input_word_ids"], out.bert.input_word_ids)
+    return arrays

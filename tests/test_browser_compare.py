@@ -65,7 +65,7 @@ def test_both_models_vectors_download_with_bert_attentions(app_server, page):
     wait_idle(page)
     for label, model in (("BERT", "MiniLM"), ("ELMo", "ELMo-mini")):
         _, data = download(page, page.get_by_role("button", name=f"Download the {label} vectors").click, sent)
-        z = np.load(io.BytesIO(data), allow_pickle=True)
+        z = np.load(io.BytesIO(data))
         assert model in str(z["model"]) and z["layers"].shape[1] == 2
         # the page holds BERT's run without its attention probabilities; the download has them
         assert ("attentions" in z) == (model == "MiniLM")

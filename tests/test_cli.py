@@ -3,22 +3,20 @@
 import subprocess
 import sys
 
-import numpy as np
-
 from lab.__main__ import main
 from tests.conftest import ROOT
+from tests.specs import vectors_file
 
 
 def test_export_bert_npz(tmp_path, embedded_bert):
     out = tmp_path / "v.npz"
     assert main(["export", "--model", "bert", "--out", str(out), "The bank.", "A river bank at dusk."]) == 0
-    z = np.load(out, allow_pickle=True)
-    assert list(z["tokens"][0]) == ["[CLS]", "the", "bank", ".", "[SEP]"]
-    assert z["layers"].dtype == np.float32 and z["layers"].shape == (7, 2, 8, 384)
-    assert z["attentions"].shape == (6, 2, 12, 8, 8)
-    assert z["mask"].tolist()[0] == [1] * 5 + [0] * 3
     ref = embedded_bert.run(["The bank.", "A river bank at dusk."])
-    np.testing.assert_array_equal(z["layers"], ref.layers)
+    z = vectors_file(out, ref)  # every array, without pickle, equal to the run's
+    assert z["tokens"][0].tolist() == ["[CLS]", "the", "bank", ".", "[SEP]"] + [""] * 3
+    assert z["layers"].shape == (7, 2, 8, 384) and z["attentions"].shape == (6, 2, 12, 8, 8)
+    assert z["mask"].tolist()[0] == [1] * 5 + [0] * 3
+    assert z["layer_names"][0] == "embeddings"
 
 
 def test_export_reports_bad_input(tmp_path, capsys):
@@ -43,10 +41,21 @@ def test_export_elmo_npz_from_allennlp_files(tmp_path):
     out = tmp_path / "e.npz"
     sentences = ["The bank raised rates.", "We sat on the river bank ."]
     assert main(["export", "--model", "elmo", "--source", str(folder), "--out", str(out), *sentences]) == 0
-    z = np.load(out, allow_pickle=True)
-    assert list(z["tokens"][0]) == ["The", "bank", "raised", "rates", "."]
-    assert z["layers"].dtype == np.float32 and z["layers"].shape == (3, 2, 7, 32)
-    assert z["mask"].tolist()[0] == [1] * 5 + [0] * 2
-    assert list(z["layer_names"]) == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
     ref = load_elmo(str(folder)).run([split_words(s) for s in sentences])
-    np.testing.assert_array_equal(z["layers"], ref.layers)
+    z = vectors_file(out, ref)  # every array, without pickle, equal to the run's
+    assert z["tokens"][0].tolist() == ["The", "bank", "raised", "rates", "."] + [""] * 2
+    assert z["layers"].shape == (3, 2, 7, 32)
+    assert z["mask"].tolist()[0] == [1] * 5 + [0] * 2
+    assert z["layer_names"].tolist() == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    assert "attentions" not in z and "input_word_ids" not in z
+
+
+def test_export_embedded_elmo_npz(tmp_path):
+    from lab.models.elmo_io import load_elmo
+    from lab.tokenize import split_words
+
+    out = tmp_path / "e.npz"
+    sentences = ["The bank raised rates.", "We sat on the river bank ."]
+    assert main(["export", "--model", "elmo", "--out", str(out), *sentences]) == 0
+    z = vectors_file(out, load_elmo("embedded").run([split_words(s) for s in sentences]))
+    assert z["tokens"][0].tolist() == ["The", "bank", "raised", "rates", "."] + [""] * 2

@@ -172,5 +172,5 @@ def vectors_button(out, file_stem: str, key: str, label: str = "Download these v
     st.download_button(label, data=lambda: npz_bytes(get()), file_name=f"{file_stem}.npz",
                        mime="application/octet-stream", key=key, icon=":material/download:", on_click="ignore",
                        help=(f"{model}'s vectors: " if model else "")
-                       + "tokens, layers (N, B, T, C), mask, layer_names, model (and attentions, "
-                         "input_word_ids for BERT): load with numpy.load(..., allow_pickle=True).")
+                       + "tokens (B, T), layers (N, B, T, C), mask, layer_names, model (and attentions, "
+                         "input_word_ids for BERT): load with numpy.load(file).")
