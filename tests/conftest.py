@@ -98,6 +98,26 @@ def unloadable_models(monkeypatch):
     clear()
 
 
+@pytest.fixture
+def downloads(monkeypatch):
+    """What a click on a page's download button serves, in AppTest: ``downloads(at, key)``
+    is the bytes of the button ``key``. A button given a function (deferred data) hands it
+    to Streamlit's media file manager, which AppTest drops after each run; this fixture
+    keeps each function as it is registered."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    functions = {}
+    register = MediaFileManager.add_deferred
+
+    def keep(self, data_callable, *args, **kwargs):
+        file_id = register(self, data_callable, *args, **kwargs)
+        functions[file_id] = data_callable
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
+    return lambda at, key: functions[at.get_by_key(key).proto.deferred_file_id]()
+
+
 @pytest.fixture(scope="session")
 def toy_vocab_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("toy") / "vocab.txt"

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab import analysis, figures
 from tests.conftest import ROOT
-from tests.specs import chart, tables, use_source, values
+from tests.specs import chart, tables, use_source, values, vectors_file
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -49,6 +49,14 @@ def test_default_view_compares_the_shared_word(defaults_out):
     np.testing.assert_allclose(list(got.values()), want, atol=1e-4)
     assert at.metric[1].value == f"{want[-1]:.3f}"
     assert any("all-MiniLM-L6-v2" in c.value for c in at.caption)  # the view names its model
+
+
+def test_the_vectors_download_loads_without_pickle(downloads, defaults_out):
+    """The page keeps its run without attentions; the download runs the model again, so
+    it holds them too. Every array loads with plain np.load and equals lab's run."""
+    z = vectors_file(downloads(run_page(), "bert_npz"), defaults_out)
+    assert z["tokens"][0, :4].tolist() == ["[CLS]", "the", "central", "bank"]
+    assert "attentions" in z and z["layer_names"][0] == "embeddings"
 
 
 def test_selecting_other_words_changes_the_plotted_values(defaults_out):

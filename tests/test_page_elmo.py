@@ -14,7 +14,7 @@ from lab.sources import embedded_metrics
 from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
-from tests.specs import chart, grid_formats, printed, tables, use_source, values
+from tests.specs import chart, grid_formats, printed, tables, use_source, values, vectors_file
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -72,6 +72,14 @@ def test_default_view_and_selecting_other_words(elmo, defaults_out):
     np.testing.assert_allclose(curve(at), expected(defaults_out, 4, 5, w, g), atol=1e-4)
     assert at.query_params["elmo_wa"] == "4:interest" and at.query_params["elmo_wb"] == "5:river"
     assert any("ELMo-mini" in c.value for c in at.caption)
+
+
+def test_the_vectors_download_loads_without_pickle(downloads, defaults_out):
+    """Every array of the download loads with plain np.load and equals lab's run; the
+    shorter sentence's row ends in padding ("" tokens, mask 0)."""
+    z = vectors_file(downloads(run_page(), "elmo_npz"), defaults_out)
+    assert z["tokens"][0].tolist() == split_words(A) + ["", ""]
+    assert z["layer_names"][0] == "word_emb"
 
 
 def test_another_word_moves_the_a_by_b_outline_and_leaves_the_map_as_it_was():
