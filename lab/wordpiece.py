@@ -13,7 +13,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from lab.models import EagerUntilTraced
+from lab.serving import EagerUntilTraced
 from lab.tokenize import Encoding, clean_text
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")

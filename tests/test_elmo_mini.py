@@ -129,7 +129,7 @@ def test_recorded_meaning_figures():
 def test_the_card_is_written_from_the_recorded_figures(tmp_path):
     """The shipped card is exactly what the card writer makes of the shipped metrics.json:
     no figure typed by hand, and no template text left unfilled."""
-    from lab.elmo_train import write_model_card
+    from lab.elmo_record import write_model_card
 
     write_model_card(tmp_path, embedded_metrics())
     written = (tmp_path / "MODEL_CARD.md").read_text()

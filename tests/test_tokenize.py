@@ -98,7 +98,7 @@ def test_split_words_separates_punctuation():
 
 def test_eager_until_traced_gives_the_graphs_results_then_uses_the_graph(toy_vocab_file):
     """A server's tokenizer answers eagerly until a background thread has traced its graphs
-    (``lab.models.EagerUntilTraced``): the same ids, spans and packed inputs either way."""
+    (``lab.serving.EagerUntilTraced``): the same ids, spans and packed inputs either way."""
     texts = ["Café NAÏVE fisherman zebra", "the bank", "we sat on the river bank"]
     graph = WordPieceTokenizer.from_file(toy_vocab_file)
     served = WordPieceTokenizer.from_file(toy_vocab_file)

@@ -167,7 +167,7 @@ def test_a_graph_is_traced_with_the_first_eager_calls_arguments_and_run_once():
     call it only traces."""
     import tensorflow as tf
 
-    from lab.models import EagerUntilTraced
+    from lab.serving import EagerUntilTraced
 
     runs = tf.Variable(0)
 

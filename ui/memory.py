@@ -11,7 +11,8 @@ browser test restarts the server under an open tab and clicks on). So
 ones out every ``SWEEP_EVERY_S`` and gives what they held back to the system (glibc's
 ``malloc_trim``), with glibc's malloc arenas capped at ``MALLOC_ARENAS``: with one arena
 per busy thread, memory freed in one arena is not reused by another, and a burst of
-sessions left each arena as large as its busiest moment.
+sessions left each arena as large as its busiest moment. ``freeze_heap`` keeps the garbage
+collector off what lives as long as the server (the models, the libraries).
 
 Measured with ``bench/load.py`` (20 new sessions at once, four repeats), RSS grew 21-27 MB
 every repeat before; with these and the result caches at 16 runs a model (``ui.models``)
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import gc
 import logging
 import threading
 import time
@@ -53,6 +55,14 @@ def give_back() -> bool:
     """Return free heap memory to the system (``malloc_trim(0)``): True if any was."""
     libc = _glibc()
     return bool(libc and libc.malloc_trim(0))
+
+
+def freeze_heap() -> None:
+    """Collect what is garbage now, then keep the collector off every surviving object
+    (``gc.freeze``): a loaded model and the libraries live as long as the server, and a
+    collection that no longer walks them stays cheap."""
+    gc.collect()
+    gc.freeze()
 
 
 def drop_expired(manager) -> int:

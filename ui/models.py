@@ -16,9 +16,10 @@ import dataclasses
 import streamlit as st
 
 from lab import models as lab_models
-from lab import sources, stored
+from lab import serving, sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 from ui.frame import md_code, md_escape
+from ui.memory import freeze_heap
 
 BERT_CACHE_BYTES = 256 * 2**20  # pickled; least recently used runs go first
 
@@ -28,16 +29,15 @@ def load(family: str, source: str):
     """(model, None) or (None, message). Cached either way; never mutate the model.
 
     A loaded model lives as long as the server: the garbage collector is told to stop
-    walking it (``ui.warmup.freeze_heap``), which keeps every later collection cheap.
+    walking it (``ui.memory.freeze_heap``), which keeps every later collection cheap.
     """
     from ui.route import MODEL_MODULES, import_serially
-    from ui.warmup import enabled as warmup_enabled, freeze_heap
 
     try:
         import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.route)
         loaded = lab_models.load(family, source)
         serve = getattr(loaded, "serve", None)  # the embedded BERT has it; a TF Hub BERT does not
-        if serve and warmup_enabled():
+        if serve and serving.enabled():
             # on a server no request waits for a trace or for XLA: the first one runs eagerly
             # (0.4 s instead of 4.1 s of tracing on the 2-core machine), and the warm-up then
             # traces and compiles in the background (ui.warmup)

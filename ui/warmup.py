@@ -24,14 +24,15 @@ tied cosines).
 
 from __future__ import annotations
 
-import gc
 import logging
-import os
 import sys
 import threading
 import time
 
 import numpy as np
+
+from lab.serving import enabled
+from ui.memory import freeze_heap
 
 _LOG = logging.getLogger(__name__)
 _started = threading.Event()
@@ -76,11 +77,6 @@ def keep_kernel_cache() -> None:
     script_runner._clean_problem_modules = clean_problem_modules
 
 
-def enabled() -> bool:
-    """False when ``LAB_WARMUP`` is 0/false/no/off (default: on)."""
-    return os.environ.get("LAB_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off")
-
-
 def start() -> None:
     """Start the warm-up thread, once per process (unless ``LAB_WARMUP=0``)."""
     if _started.is_set() or not enabled():
@@ -96,12 +92,6 @@ def first_page_done() -> None:
     for the one interpreter lock (a page that needs a model loads it itself:
     ``ui.models.load``); after ``FIRST_PAGE_WAIT_S`` it goes on anyway."""
     _first_page.set()
-
-
-def freeze_heap() -> None:
-    """Collect what is garbage now, then keep the collector off every surviving object."""
-    gc.collect()
-    gc.freeze()
 
 
 # printed to the server's console when the warm-up ends (the benchmarks wait for it: the
@@ -128,7 +118,7 @@ def _warm() -> None:
 
 def _warm_models() -> None:
     from lab import sources
-    from lab.models import lower_thread_priority
+    from lab.serving import lower_thread_priority
     from ui import frame, models
 
     _first_page.wait(FIRST_PAGE_WAIT_S)

@@ -26,8 +26,8 @@ import numpy as np
 import tensorflow as tf
 
 from lab import sources
-from lab.models import EagerUntilTraced, lower_thread_priority
 from lab.models import layers as nn
+from lab.serving import EagerUntilTraced, lower_thread_priority
 from lab.tokenize import Encoding, clean_text
 from lab.wordpiece import MAX_POSITIONS, WordPieceTokenizer
 from lab.vectors import BertParts, LayerVectors, short_label
