@@ -33,8 +33,8 @@ With ``--against OTHER`` (another checkout, e.g. a worktree of main) it times no
 it serves both checkouts at once and, in one Chromium, times 2 and 3 on each in turns,
 ``--rounds`` times (the order of the two swapped every round), and prints each checkout's
 figures over all rounds and its p50 in each round. The 2-core machines here drift: one
-commit's click p50 moved from 206 to 321 ms within 15 minutes (bench/HISTORY.md, the
-seventeenth round), so a change is measured this way, not against an earlier run.
+commit's click p50 moved from 206 to 321 ms within 15 minutes (bench/HISTORY.md), so a
+change is measured this way, not against an earlier run.
 
 Prints figures; asserts nothing.
 """

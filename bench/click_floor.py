@@ -1,4 +1,4 @@
-"""What this stack alone costs a click, on this machine: the floor under issue 11's click targets.
+"""What this stack alone costs a click, on this machine: the floor under the README's click targets.
 
     python bench/click_floor.py [--clicks 15] [--sentences 5] [--rounds 2] [--root CHECKOUT]
 

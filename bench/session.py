@@ -57,7 +57,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-PAGES = ("bert", "elmo", "attention")  # issue 11's pages: what the benchmarks measure by default
+PAGES = ("bert", "elmo", "attention")  # the pages with click targets (README): measured by default
 EXTRA_PAGES = ("compare",)  # ELMo vs BERT, on request (--pages)
 
 

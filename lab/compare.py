@@ -317,9 +317,9 @@ def sense_test(out: LayerVectors, sentences: Sequence[str], pairs: Sequence[tupl
     return _score(pair_cosines(out, sentences, pairs, pool), pairs, roc_auc, out, n_wrong)
 
 
-# Sentences per model call in ``run_sense_test``. The ELMo vs BERT page used to run all 48
-# of the sense pairs' sentences in one batch and keep the runs in its result cache: 12 MB of
-# BERT vectors alone, copied out again on every view (the server grew 16 MB a view).
+# Sentences per model call in ``run_sense_test``: only the pairs' word vectors are kept
+# between calls, since the runs of all 48 of the sense pairs' sentences hold 12 MB of BERT
+# vectors alone.
 SENSE_BATCH = 8
 
 

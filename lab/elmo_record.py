@@ -187,7 +187,7 @@ def _sense_section(m: dict) -> str:
     )
     std, ctx = best_sense_auc(by), best_context_auc(by) if any(k in by for k in CONTEXT) else None
     reached = std >= SENSE_AUC_TARGET and (ctx is None or ctx >= CONTEXT_AUC_TARGET)
-    text += (f"- Targets (issue 13): {SENSE_AUC_TARGET} at the best standard output, {CONTEXT_AUC_TARGET} at the best"
+    text += (f"- Targets (`lab.senses`): {SENSE_AUC_TARGET} at the best standard output, {CONTEXT_AUC_TARGET} at the best"
              f" context-only view: **{'reached' if reached else 'not reached'}** ({std:.3f}"
              + (f" and {ctx:.3f}" if ctx is not None else "") + ").")
     stages = m.get("stages") or {}
@@ -412,7 +412,7 @@ state-of-the-art representations.
 {_neighbour_section(m)}
 
 ## Other designs tried (measured here on 2 CPU cores, same sense pairs)
-ELMo-mini v1 (issue 3) trained the char CNN and the LSTMs together from random weights:
+ELMo-mini v1 trained the char CNN and the LSTMs together from random weights:
 best standard output 0.567 (`lstm_outputs1` 0.561, `lstm_outputs2` 0.566, `elmo` 0.567). Eight
 variants of that design (one sentence per sequence; WordNet sense classes in the text;
 256-cell LSTMs; dropout; word dropout; 17 to 60 minutes) stayed between 0.48 and 0.64.

@@ -22,7 +22,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -161,7 +160,7 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
     """The figure of ``traces`` with the common layout (title and model line, type sizes,
     margins, the look of ``_look``) plus ``layout``, built in one go: each
     ``update_layout`` / ``update_xaxes`` / ``add_shape`` on a built figure goes through
-    Plotly's batch-update machinery again (most of a figure's build time before). Margins
+    Plotly's batch-update machinery again (it would be most of a figure's build time). Margins
     fit the tick labels (``_fit_margins``; ``numeric_axes`` names the axes whose ticks are
     numbers); ``plot_height``: the least height of the plot between the margins (the
     figure grows to hold it, up to ``MAX_HEIGHT``); ``width``: the share of the page's
@@ -237,10 +236,10 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
 
     With automargin on, Plotly measures every tick label in the browser and, when the
     margins it finds differ from the ones it drew with, draws the whole chart again: about
-    half of a chart's drawing time in Chromium (a line chart 80 -> 52 ms, a token heatmap
-    160-200 -> 84-105 ms, measured with Plotly.newPlot on this app's figures). Axes with
-    ``ticktext`` use their labels, ``numeric_axes`` a number's width; any other axis
-    keeps automargin. A horizontal legend sits in the bottom margin (container
+    half of a chart's drawing time in Chromium (a line chart draws in 52 ms instead of 80, a
+    token heatmap in 84-105 ms instead of 160-200, with Plotly.newPlot on this app's
+    figures). Axes with ``ticktext`` use their labels, ``numeric_axes`` a number's width;
+    any other axis keeps automargin. A horizontal legend sits in the bottom margin (container
     coordinates), which grows to hold it.
     """
     margin, font, tick = layout["margin"], s["font"], s["tick"]

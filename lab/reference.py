@@ -417,7 +417,7 @@ class ReferenceStore:
                 return self._small[key]
             folder = self._dir(model)
             result = _read_baseline(folder)
-            if result is None:  # none yet, or one from before the views and mixes had baselines
+            if result is None:  # none yet, or one without the views' and mixes' baselines
                 result = self._compute_baseline(model, progress)
                 _write(folder / GRAMS_FILE, _npz(grams=result.grams.astype(np.float32)))
                 _write(folder / BASELINE_FILE, json.dumps({
@@ -507,7 +507,7 @@ class ReferenceStore:
                 sums = None if table.exists() else SelfSimilaritySums(self.corpus, pool)
                 vecs, rows, words, names = embed_words(model, self.corpus.sentences, layer, pool, content_word,
                                                        progress, each_batch=None if sums is None else sums.add)
-                # rounded through float16 now, so a fresh index and one read from disk agree
+                # rounded through float16 here, so a fresh index and one read from disk agree
                 ix = LayerIndex(names[layer], analysis.unit(vecs).astype(np.float16).astype(np.float32), rows, words)
                 _write(path, _npz(layer_name=np.array(ix.layer_name), unit=ix.unit.astype(np.float16),
                                   rows=ix.rows.astype(np.int32), words=ix.words.astype(np.int32)))
@@ -533,8 +533,8 @@ def _npz(**arrays) -> bytes:
 
 
 def _read_baseline(folder: Path) -> Baseline | None:
-    """The baseline stored in ``folder``; None if there is none, or only one written before
-    baselines covered views, mixes and poolings (no "views", no "mean"): it is computed again."""
+    """The baseline stored in ``folder``; None if there is none, or only one without the
+    baselines of views, mixes and poolings (no "views", no "mean"): it is computed again."""
     try:
         d = json.loads((folder / BASELINE_FILE).read_text())
         with np.load(folder / GRAMS_FILE) as z:

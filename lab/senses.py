@@ -35,8 +35,11 @@ DEV_PAIRS_FILE = PAIRS_FILE.with_name("sense_pairs_dev.json")
 STANDARD = ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo")
 CONTEXT = ("context1", "context2")  # context-only views of lstm_outputs1, lstm_outputs2
 LAYERS = STANDARD + CONTEXT
-SENSE_AUC_TARGET = 0.75  # best standard contextual output (issue 13)
-CONTEXT_AUC_TARGET = 0.80  # best context-only view (issue 13)
+# A model separates senses well when its best standard contextual output reaches
+# SENSE_AUC_TARGET and its best context-only view CONTEXT_AUC_TARGET (the ELMo page says
+# "only weakly" below the first; tests/test_elmo_mini.py holds ELMo-mini to both).
+SENSE_AUC_TARGET = 0.75
+CONTEXT_AUC_TARGET = 0.80
 
 
 @lru_cache(maxsize=2)

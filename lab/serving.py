@@ -36,9 +36,9 @@ class EagerUntilTraced:
     go through the graph. Not switched to eager (tests, the command line), it is the
     ``tf.function`` itself.
 
-    Tracing is Python building a graph op by op: the first BERT request of a server spent
-    4.1 s tracing the tokenizer, the packer and the encoder on the 2-core machine, and
-    0.4 s running the same ops eagerly. Eager and graph runs use the same kernels; the
+    Tracing is Python building a graph op by op: for the first BERT request of a server,
+    tracing the tokenizer, the packer and the encoder takes 4.1 s on the 2-core machine,
+    running the same ops eagerly 0.4 s. Eager and graph runs use the same kernels; the
     graph may fuse some ops, so float results can differ in the last bits.
     """
 

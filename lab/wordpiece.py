@@ -16,8 +16,6 @@ import tensorflow_text as tf_text
 from lab.serving import EagerUntilTraced
 from lab.tokenize import Encoding, clean_text
 
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-
 # BERT has 512 positions: [CLS] + 510 pieces + [SEP] for one sentence.
 MAX_POSITIONS = 512
 

@@ -14,10 +14,8 @@ per busy thread, memory freed in one arena is not reused by another, and a burst
 sessions left each arena as large as its busiest moment. ``freeze_heap`` keeps the garbage
 collector off what lives as long as the server (the models, the libraries).
 
-Measured with ``bench/load.py`` (20 new sessions at once, four repeats), RSS grew 21-27 MB
-every repeat before; with these and the result caches at 16 runs a model (``ui.models``)
-it rises 7-9 MB from the first repeat to the second, as the bounded caches reach their
-bounds, and 0-3 MB after (bench/HISTORY.md, the twenty-second round).
+With these and the bounded result caches (``ui.models``), a server's memory stops growing
+once those caches are full (``bench/load.py``: 20 new sessions at once, repeated).
 """
 
 from __future__ import annotations

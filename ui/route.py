@@ -17,13 +17,13 @@ loading a model imports them first (``ui.models.load``).
 On a fresh server several sessions (a class opening the link at once) run those imports
 at the same moment, with the warm-up thread, and a module one thread is still importing
 is already in ``sys.modules`` for the others: Plotly looks pandas up there without
-importing it (``get_module(..., should_load=False)``) and, finding it half-built, failed
-with "partially initialized module 'pandas' has no attribute 'Series'" on 1 to 6 of 8
-sessions opening pages of a fresh server at once; two threads importing modules that
-import each other can also be handed each other's half-built module. ``import_serially``
-imports modules whole, one thread at a time: app.py imports pandas and its own modules
-so before its first figure, each page the pages' modules before its own import lines,
-the warm-up the same before it starts.
+importing it (``get_module(..., should_load=False)``) and, finding it half-built, fails
+with "partially initialized module 'pandas' has no attribute 'Series'" (without
+``import_serially``, 1 to 6 of 8 sessions opening pages of a fresh server at once); two
+threads importing modules that import each other can also be handed each other's
+half-built module. ``import_serially`` imports modules whole, one thread at a time:
+app.py imports pandas and its own modules so before its first figure, each page the
+pages' modules before its own import lines, the warm-up the same before it starts.
 """
 
 from __future__ import annotations

@@ -10,11 +10,11 @@ plain graph until its common length buckets are compiled, both in the background
 each kind (Plotly imports and validates its trace classes on first use) and one Arrow
 table. Then it freezes the garbage collector's view of everything loaded so far
 (``gc.freeze``): with TensorFlow, the models and Plotly on the heap, a full collection
-took about 0.45 s of CPU, and Streamlit forced one after every script run
-(``runner.postScriptGC``, now off in ``.streamlit/config.toml``; Keras's
-``clear_session``, which ``keep_kernel_cache`` now skips, forced another). Python still
-collects on its own; frozen objects are still freed when their last reference
-goes; the collector just stops walking them.
+takes about 0.45 s of CPU. Streamlit forces one after every script run unless
+``runner.postScriptGC`` is off (it is, in ``.streamlit/config.toml``), and Keras's
+``clear_session`` another (``keep_kernel_cache`` skips it). Python still collects on its
+own; frozen objects are still freed when their last reference goes; the collector just
+stops walking them.
 
 ``LAB_WARMUP=0`` turns it off: the page tests do, so that every BERT number they check
 comes from the compiled programs the tests compute with (a bucket answered from the plain
@@ -42,10 +42,9 @@ _first_page = threading.Event()  # set when app.py's first run has ended
 FIRST_PAGE_WAIT_S = 60.0
 # And then, for the browser to fetch the page's code and draw it: importing TensorFlow
 # holds the interpreter lock for long stretches, and the server's event loop, which sends
-# the page's messages and serves the chart code, waits for it. On the 2-core machine a
-# relaunched server's BERT page (a stored run, in a fresh browser profile) had its first
-# chart 12.7 and 12.9 s after launch with no pause, 9.8 and 12.3 s with 2 s, 8.8 and 11.0 s
-# with 3 s, 7.9 s with 6 s (README, twelfth round).
+# the page's messages and serves the chart code, waits for it. Of the pauses tried on the
+# 2-core machine (0, 2, 3, 6 s), 6 s drew a relaunched server's first chart soonest
+# (bench/HISTORY.md).
 FIRST_VIEW_GRACE_S = 6.0
 
 
@@ -55,9 +54,9 @@ def keep_kernel_cache() -> None:
     Streamlit ends each run with ``keras.backend.clear_session()`` whenever ``keras`` is in
     ``sys.modules`` (``script_runner._clean_problem_modules``), and importing TensorFlow
     puts it there. With TensorFlow as Keras's backend that clears TensorFlow's kernel
-    cache, so the next model call builds every kernel of its functions again: measured on
-    the 2-core machine, a two-sentence BERT run went from 45 ms of CPU to 680-890 ms and an
-    ELMo run from 50 ms to 240-280 ms. The app builds no Keras models, so there is no Keras
+    cache, so the next model call builds every kernel of its functions again: on the 2-core
+    machine a two-sentence BERT run then takes 680-890 ms of CPU instead of 45 ms, and an
+    ELMo run 240-280 ms instead of 50 ms. The app builds no Keras models, so there is no Keras
     state to clear; the rest of that clean-up (closing matplotlib figures) is kept.
     Idempotent; if this Streamlit has no such hook, nothing changes.
     """

@@ -286,7 +286,7 @@ class BertEncoder(tf.Module):
             return self._plain
         if self._queue is None or (B, T) in self._compiled:
             return self._forward
-        if self._prepare and B <= XLA_ON_DEMAND_BATCH:  # (before, the first request is being answered)
+        if self._prepare and B <= XLA_ON_DEMAND_BATCH:  # (until then, the first request is being answered)
             self._queue.put((B, T))
         return self._plain
 
@@ -362,8 +362,8 @@ BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
 # sentences of 12 pieces: 8 against 11 ms on the plain graph; 96 pieces: 38 against 44 ms),
 # but past that the matrix products dominate and it gains nothing (512 pieces: 236 against
 # 232 ms), while a compiled program's concurrent runs keep their buffers: six runs of 2 x 512
-# pieces at once left the process 1.8 GB larger for good (the plain graph: 0.45 GB, most of
-# it malloc's to reuse), and a class pasting paragraphs grew the server by gigabytes.
+# pieces at once leave the process 1.8 GB larger for good (the plain graph: 0.45 GB, most of
+# it malloc's to reuse), so a class pasting paragraphs would grow the server by gigabytes.
 XLA_MAX_LENGTH = 128
 # A server compiles a new bucket on demand only up to this batch size: what the pages ask
 # for (two sentences, or one packed pair). Larger batches are the reference corpus's and
