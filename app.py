@@ -31,7 +31,7 @@ if "tensorflow" not in sys.modules and not st.session_state.get("_lab_preloaded"
     preload = route.serially(charts.preload)
 # pandas whole before any other Plotly figure (ui.route); a fresh server's sessions take turns
 route.import_serially("pandas", "ui.warmup", "ui.pages")
-from ui import memory, state, warmup  # noqa: E402
+from ui import errors, memory, state, warmup  # noqa: E402
 from ui.pages import PAGES  # noqa: E402
 warmup.keep_kernel_cache()  # TensorFlow's kernels outlive a script run (Streamlit would clear them)
 warmup.start()  # once per server: load and compile the models, in the background
@@ -44,7 +44,8 @@ to_home = st.Page(lambda: st.switch_page(home), title="Home", url_path=next(p.ur
                   visibility="hidden")
 state.rerun_after_reconnect()  # a tab whose session has gone gets its view back, and its clicks work
 try:
-    st.navigation([*pages.values(), to_home]).run()
+    with errors.guard():  # a page that fails shows the app's message; the log keeps the traceback
+        st.navigation([*pages.values(), to_home]).run()
 finally:
     if preload is not None:
         preload.empty()  # the page has been drawn: the hidden box has done its work

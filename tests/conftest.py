@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -37,6 +38,31 @@ def pytest_configure(config):
 
 
 SMALL_CORPUS = ROOT / "tests" / "fixtures" / "small_corpus.txt"  # also the browser tests' corpus
+
+
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def failed_views():
+    """The failures a page or section showed the app's message for (``ui.errors``), as log
+    records. A page that fails raises nothing a test sees (``at.exception`` stays empty), so
+    any test that leaves one here fails with its traceback; a test that provokes failures
+    reads them and empties the list."""
+    handler = _Records()
+    logger = logging.getLogger("ui.errors")
+    logger.addHandler(handler)
+    yield handler.records
+    logger.removeHandler(handler)
+    if handler.records:
+        pytest.fail("a view failed and showed the app's message:\n"
+                    + "\n".join(logging.Formatter().format(r) for r in handler.records), pytrace=False)
 
 
 @pytest.fixture(scope="session", autouse=True)

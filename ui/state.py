@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from ui import errors
+
 # key -> default. Pages register their own keys with ``register``.
 _DEFAULTS: dict[str, Any] = {}
 
@@ -156,8 +158,10 @@ def fragment(fn: Callable | None = None, *, key: str | None = None) -> Callable:
     """``st.fragment`` that writes the URL when it is done; ``key`` names it, so that a
     widget elsewhere can rerun it (``rerun``).
 
-    A fragment rerun does not reach the page's last line, where the page writes the URL;
-    every interactive section is declared with this instead of ``st.fragment``.
+    A fragment rerun does not reach the page's last line, where the page writes the URL,
+    nor app.py's guard: every interactive section is declared with this instead of
+    ``st.fragment``. A section that fails shows the app's message in its place
+    (``ui.errors.guard``; it returns None then), and the rest of the page is drawn.
     """
 
     def wrap(fn: Callable) -> Callable:
@@ -165,7 +169,8 @@ def fragment(fn: Callable | None = None, *, key: str | None = None) -> Callable:
         @functools.wraps(fn)
         def run(*args, **kwargs):
             try:
-                return fn(*args, **kwargs)
+                with errors.guard():
+                    return fn(*args, **kwargs)
             finally:
                 sync_url()
 
