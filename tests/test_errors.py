@@ -85,3 +85,30 @@ def test_a_section_that_fails_shows_the_apps_message_in_its_place(failed_views):
            "FileNotFoundError: /srv/lab/secret_model/saved_model.pb")
     failed_views.clear()
 
+def test_a_model_that_fails_to_load_is_told_in_the_apps_words(monkeypatch, caplog):
+    """The loader's own exception (its type, its text with the server's paths) goes to the
+    log; a source error of the app's own (what is wrong, what to do) is shown as it is."""
+    from lab import models as lab_models
+    from lab import sources
+    from ui import models
+
+    def unreadable(family, source):
+        return sources.call_with_timeout(lambda: open("/srv/lab/secret/saved_model.pb"), 30, source)
+
+    def missing(family, source):
+        raise sources.SourceError(f"Model folder not found: {source}. Give an extracted TF Hub folder.")
+
+    shown = {}
+    for loader in (unreadable, missing):
+        monkeypatch.setattr(lab_models, "load", loader)
+        models.load.clear()
+        try:
+            loaded, shown[loader.__name__] = models.load("bert", "/models/bert")
+        finally:
+            models.load.clear()
+        assert loaded is None
+    assert shown["unreadable"].startswith("Could not load /models/bert: the app cannot read the model there")
+    assert not [leak for leak in LEAKS if leak in shown["unreadable"]]
+    assert shown["missing"] == "Model folder not found: /models/bert. Give an extracted TF Hub folder."
+    assert [r.name for r in caplog.records if r.levelno >= logging.ERROR] == ["ui.models"]
+    assert "FileNotFoundError: [Errno 2] No such file or directory: '/srv/lab/secret/saved_model.pb'" in caplog.text

@@ -12,6 +12,7 @@ loaded.
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import streamlit as st
 
@@ -20,6 +21,8 @@ from lab import serving, sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 from ui.frame import md_code, md_escape
 from ui.memory import freeze_heap
+
+_LOG = logging.getLogger(__name__)
 
 BERT_CACHE_BYTES = 256 * 2**20  # pickled; least recently used runs go first
 
@@ -43,12 +46,25 @@ def load(family: str, source: str):
             # traces and compiles in the background (ui.warmup)
             serve(())
         return loaded, None
-    except sources.SourceError as exc:
-        return None, str(exc)
     except Exception as exc:  # noqa: BLE001 - a broken model folder must not crash the page
-        return None, f"Could not load {source}: {type(exc).__name__}: {exc}"
+        return None, _load_failure(family, source, exc)
     finally:
         freeze_heap()
+
+
+def _load_failure(family: str, source: str, exc: Exception) -> str:
+    """What a page says about ``source`` failing to load with ``exc``.
+
+    A ``SourceError`` of the app's own says what is wrong and what to do. One raised from
+    another exception carries that exception's type and text (``lab.sources.call_with_timeout``
+    words it so for the command line): a page says instead what to try, and the server's log
+    keeps the traceback, as for any other failure.
+    """
+    if isinstance(exc, sources.SourceError) and exc.__cause__ is None:
+        return str(exc)
+    _LOG.error("could not load the %s source %s", family, source, exc_info=exc)
+    return (f"Could not load {source}: the app cannot read the model there, or could not fetch it. Check the "
+            "handle or folder, or pick another model; the server log has the details.")
 
 
 # What a LazyModel answers from its stored facts (``facts``), without loading
@@ -93,7 +109,7 @@ def model(family: str, source: str, lazy: bool = False):
     if loaded is not None:
         return loaded
     # the source may come from a link: in a code span it is shown as typed, never as
-    # Markdown or a link (the rest is the app's message and the loader's exception)
+    # Markdown or a link (the rest is the app's own message)
     st.error(error.replace(source, md_code(source)) if source else error)
     if sources.is_embedded(source):
         st.stop()
