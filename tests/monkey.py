@@ -9,7 +9,8 @@ sidebar's model pickers (their presets and a custom handle wait on the network),
 (typing is what the other browser tests do), downloads, links to other pages and the
 tables' own toolbars.
 
-After each click: no exception element on the page, no traceback in the server's log.
+After each click: no exception element nor the app's message of a failed view
+(``ui.errors``) on the page, no traceback in the server's log.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class Monkey:
         return [Control(**c) for c in self.page.evaluate(_CONTROLS)]
 
     def check(self, log_from: int, what: str) -> None:
-        shown = self.page.locator('[data-testid="stException"]')
+        shown = self.page.locator('[data-testid="stException"], [data-testid="stAlert"]:has-text("Something went wrong")')
         if shown.count():
             raise PageBroke(f"an exception is shown after {what}:\n{shown.first.inner_text()[:1500]}"
                             f"\nclicks so far: {self.done}")
