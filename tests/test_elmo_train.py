@@ -4,19 +4,18 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from lab.elmo_corpus import DATA_FILES, is_held_out, load_corpus, parse_synset_line, synset_sentences
-from lab.elmo_train import (
+from lab.elmo_training.corpus import DATA_FILES, is_held_out, load_corpus, parse_synset_line, synset_sentences
+from lab.elmo_training.stages import heldout_perplexity, unigram_perplexity
+from lab.elmo_training.train import (
     UNK,
     Batcher,
     Trained,
     build_vocab,
     embed_types,
     fit_char_encoder,
-    heldout_perplexity,
     hide_words,
     static_word_table,
     train_bilm,
-    unigram_perplexity,
     word_level_runner,
 )
 from lab.models.elmo import BOS_IDS, EOS_IDS, ElmoConfig, ElmoModel, token_char_ids

@@ -186,3 +186,13 @@ def test_only_the_figure_builders_import_plotly():
     assert not wrong, f"modules importing plotly outside lab.figures: {wrong} (build figures in lab.figures)"
     stale = sorted(m for m in PLOTLY_ALLOWED if "plotly" not in external.get(m, ()))
     assert not stale, f"PLOTLY_ALLOWED names modules that no longer import plotly: {stale}"
+
+
+def test_the_app_never_imports_the_training_toolchain():
+    """ELMo-mini's training (``lab.elmo_training``) is offline work: the app reads what it
+    wrote to ``lab/assets/elmo_mini/``, and never pulls its code into a server."""
+    graph, _ = imports()
+    training = "lab.elmo_training"
+    wrong = sorted(m for m, names in graph.items() if not m.startswith(training)
+                   and any(n == training or n.startswith(training + ".") for n in names))
+    assert not wrong, f"modules importing the training toolchain: {wrong}"

@@ -3,7 +3,7 @@
     python tools/build_reference_corpus.py [--wordnet DIR] [--out FILE] [--size N]
 
 The sentences are WordNet 3.0's example sentences (the quoted examples of its glosses),
-fetched like ELMo-mini's training text (``lab.elmo_corpus.fetch_wordnet``: Debian's
+fetched like ELMo-mini's training text (``lab.elmo_training.corpus.fetch_wordnet``: Debian's
 ``wordnet-base``). Every example holding one of ``DEMO_WORDS`` (the default sentences'
 words and the sense-pair words, with plain inflections) is kept, up to ``PER_WORD`` per
 word; the rest of the ``--size`` sentences are the other examples in a fixed order (a
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab.elmo_corpus import DATA_FILES, fetch_wordnet, parse_synset_line  # noqa: E402
+from lab.elmo_training.corpus import DATA_FILES, fetch_wordnet, parse_synset_line  # noqa: E402
 from lab.tokenize import clean_text, split_words  # noqa: E402
 
 OUT = ROOT / "lab" / "data" / "reference_corpus.txt"

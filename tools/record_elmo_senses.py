@@ -1,12 +1,12 @@
 """Measure a trained ELMo-mini again and record the figures in its metrics.json and card.
 
-    python -m lab.elmo_train --out DIR        # train (records these figures itself)
+    python -m lab.elmo_training --out DIR        # train (records these figures itself)
     python tools/record_elmo_senses.py DIR    # re-measure a folder (after changing lab.senses)
 
 Figures: the sense-pair ROC AUC per layer, standard and context-only (``lab.senses``, pairs
 from ``lab/data/sense_pairs.json``, never trained on), the "bank" pair, anisotropy per
 layer of ELMo-mini and of the embedded BERT, the nearest neighbours of common words
-(``lab.elmo_record``). ``tests/test_elmo_mini.py`` recomputes the sense figures from the
+(``lab.elmo_training.record``). ``tests/test_elmo_mini.py`` recomputes the sense figures from the
 shipped files and checks that they are the recorded ones.
 """
 
@@ -20,15 +20,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab.elmo_corpus import load_corpus  # noqa: E402
-from lab.elmo_record import record  # noqa: E402
-from lab.elmo_train import build_vocab  # noqa: E402
+from lab.elmo_training.corpus import load_corpus  # noqa: E402
+from lab.elmo_training.record import record  # noqa: E402
+from lab.elmo_training.train import build_vocab  # noqa: E402
 from lab.models.elmo_io import ASSETS  # noqa: E402
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("folder", nargs="?", default=str(ASSETS), help="a folder written by lab.elmo_train")
+    p.add_argument("folder", nargs="?", default=str(ASSETS), help="a folder written by lab.elmo_training")
     p.add_argument("--wordnet", default=None, help="a folder holding WordNet's data.* files (default: fetch)")
     p.add_argument("--designs", default=None,
                    help="a JSON list of other designs' measured rows ({design, sense_auc, dev_sense_auc}) for the card")

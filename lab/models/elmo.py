@@ -91,7 +91,7 @@ class ElmoConfig:
 
     @classmethod
     def mini(cls) -> "ElmoConfig":
-        """The base shape ``python -m lab.elmo_train`` trains ELMo-mini from; the shipped model's
+        """The base shape ``python -m lab.elmo_training`` trains ELMo-mini from; the shipped model's
         exact shape (``--lstm-dim``, ``--char-scale``) is in ``lab/assets/elmo_mini/options.json``."""
         return cls(char_embed_dim=16, filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 128)), n_highway=1,
                    projection_dim=128, lstm_dim=512)

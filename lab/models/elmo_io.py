@@ -395,7 +395,7 @@ def load_elmo(source: str | None = None):
         if found is None:
             raise SourceError(
                 f"The embedded ELMo-mini is missing from {ASSETS}; reinstall the app or "
-                "rebuild it with `python -m lab.elmo_train`."
+                "rebuild it with `python -m lab.elmo_training`."
             )
         model = load_allennlp(*found)
         return ElmoRunner(model, sources.EMBEDDED, f"ELMo-mini (embedded, trained here, {_describe(model.config)})")

@@ -1,168 +1,16 @@
-"""ELMo-mini's recorded figures: what ``metrics.json`` and the model card say about meaning.
-
-``record(folder, corpus)`` measures a trained ELMo-mini (a folder written by
-``python -m lab.elmo_train``) and adds to its ``metrics.json``:
-
-- ``sense_pair_auc``: ``pairs``, ``words``, ``by_layer`` (ROC AUC per layer, standard
-  outputs and the context-only views ``context1`` / ``context2``: see ``lab.senses``),
-  ``best_standard`` / ``best_context`` ({``layer``, ``auc``}) and ``targets``;
-- ``bank_pair``: the app's default pair ("The central bank raised interest rates." /
-  "We sat on the river bank."): the cosine of the two "bank"s per layer, and which layers
-  are the best standard output and the best context-only view;
-- ``anisotropy``: mean cosine of 1,000 random pairs of tokens from different held-out
-  sentences, per ELMo-mini layer and per layer of the embedded BERT (MiniLM);
-- ``neighbours``: the 5 nearest vocabulary words of 15 common words by ``word_emb`` cosine.
-
-Then it rewrites ``MODEL_CARD.md`` from the figures (``write_model_card``).
-"""
+"""ELMo-mini's model card, ``MODEL_CARD.md``: written from ``metrics.json`` alone, so that
+every figure in it is one the toolchain measured (``write_model_card``)."""
 
 from __future__ import annotations
 
-import collections
-import json
 from pathlib import Path
 
-import numpy as np
-
-from lab import senses
 from lab.senses import CONTEXT, CONTEXT_AUC_TARGET, SENSE_AUC_TARGET, STANDARD, best_context_auc, best_sense_auc
 
-BANK_PAIR = ("The central bank raised interest rates.", "We sat on the river bank.", "bank")
-COMMON_WORDS = ("river", "money", "dog", "king", "water", "music", "tree", "city", "happy", "run",
-                "car", "food", "war", "doctor", "red")
-ANISOTROPY_SENTENCES = 400  # held-out sentences drawn (seeded) for the 1,000 token pairs
-ANISOTROPY_PAIRS = 1000
+# WordNet's licence, printed whole at the end of the card: its terms ask for its notice on
+# every copy of the data, and the model learned from WordNet's text.
+WORDNET_LICENCE = (Path(__file__).parent / "wordnet_licence.txt").read_text().rstrip("\n")
 
-
-def sample_sentences(held_out: list[list[str]], n: int = ANISOTROPY_SENTENCES, seed: int = 0,
-                     max_words: int = 40) -> list[list[str]]:
-    """``n`` held-out sentences drawn with a seeded generator, cut to ``max_words`` words."""
-    rng = np.random.default_rng(seed)
-    picks = rng.choice(len(held_out), size=min(n, len(held_out)), replace=False)
-    return [held_out[i][:max_words] for i in sorted(picks)]
-
-
-def elmo_anisotropy(runner, sentences: list[list[str]], batch: int = 50) -> dict[str, float]:
-    """Per scored layer (``lab.senses.LAYERS``): mean cosine of random token pairs from
-    different sentences (``lab.senses.anisotropy``)."""
-    rows = collections.defaultdict(list)
-    for i in range(0, len(sentences), batch):
-        chunk = sentences[i : i + batch]
-        out = runner.run(chunk)
-        for name, v in senses.views(out).items():
-            rows[name].extend(v[b, : len(s)] for b, s in enumerate(chunk))
-    return {name: senses.anisotropy(rows[name], ANISOTROPY_PAIRS) for name in senses.LAYERS}
-
-
-def bert_anisotropy(bert, sentences: list[list[str]], batch: int = 25) -> dict[str, float]:
-    """The same measure for each layer of a BERT (``lab.models.bert``), over its real word
-    pieces ([CLS] and [SEP] left out)."""
-    rows = collections.defaultdict(list)
-    names = None
-    for i in range(0, len(sentences), batch):
-        out = bert.run([" ".join(s) for s in sentences[i : i + batch]])
-        names = out.layer_names
-        for b, tokens in enumerate(out.tokens):
-            keep = [t not in ("[CLS]", "[SEP]") for t in tokens]
-            positions = np.flatnonzero(out.mask[b])[keep]
-            for n, name in enumerate(names):
-                rows[name].append(out.layers[n, b, positions])
-    return {name: senses.anisotropy(rows[name], ANISOTROPY_PAIRS) for name in names}
-
-
-def word_vectors(runner, words: list[str], batch: int = 1000) -> np.ndarray:
-    """``word_emb`` of each word alone: (N, P)."""
-    return np.concatenate([runner.run([[w] for w in words[i : i + batch]]).elmo.word_emb[:, 0]
-                           for i in range(0, len(words), batch)])
-
-
-def nearest_neighbours(runner, vocab: list[str], queries=COMMON_WORDS, k: int = 5) -> dict[str, list]:
-    """The ``k`` nearest ``vocab`` words of each query by ``word_emb`` cosine: word -> [[word, cos], ...]."""
-    vocab = [w for w in vocab if w.isalpha()]
-    v = word_vectors(runner, vocab)
-    v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
-    q = word_vectors(runner, list(queries))
-    q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
-    sims = q @ v.T  # (Q, V)
-    out = {}
-    for i, word in enumerate(queries):
-        order = [j for j in np.argsort(-sims[i]) if vocab[j] != word][:k]
-        out[word] = [[vocab[j], round(float(sims[i, j]), 3)] for j in order]
-    return out
-
-
-def sense_figures(runner) -> tuple[dict, dict]:
-    """(``sense_pair_auc``, ``bank_pair``) entries of metrics.json."""
-    by_layer = senses.layer_aucs(runner)
-    std = senses.best_layer(by_layer, ("lstm_outputs1", "lstm_outputs2", "elmo"))
-    ctx = senses.best_layer(by_layer, senses.CONTEXT)
-    auc = {
-        "pairs": len(senses.sense_pairs()),
-        "words": len(senses.senses()),
-        "by_layer": by_layer,
-        "best_standard": {"layer": std, "auc": by_layer[std]},
-        "best_context": {"layer": ctx, "auc": by_layer[ctx]},
-        "targets": {"standard": senses.SENSE_AUC_TARGET, "context": senses.CONTEXT_AUC_TARGET},
-    }
-    a, b, word = BANK_PAIR
-    cos = senses.word_cosines(runner, a, b, word)
-    bank = {"sentence_a": a, "sentence_b": b, "word": word, "cosine_by_layer": cos,
-            "best_standard": {"layer": std, "cosine": cos[std]}, "best_context": {"layer": ctx, "cosine": cos[ctx]}}
-    return auc, bank
-
-
-def record(folder: str | Path, held_out: list[list[str]], vocab: list[str], bert=None, log=print) -> dict:
-    """Measure the ELMo-mini in ``folder``, add the figures to its metrics.json, rewrite the card."""
-    from lab.models.bert import load_bert
-    from lab.models.elmo_io import load_elmo
-
-    folder = Path(folder)
-    runner = load_elmo(str(folder))
-    metrics = json.loads((folder / "metrics.json").read_text())
-    metrics["sense_pair_auc"], metrics["bank_pair"] = sense_figures(runner)
-    log("sense AUC: " + json.dumps({k: round(v, 3) for k, v in metrics["sense_pair_auc"]["by_layer"].items()}))
-    sample = sample_sentences(held_out)
-    metrics["anisotropy"] = {
-        "pairs": ANISOTROPY_PAIRS,
-        "sentences": len(sample),
-        "elmo_mini": elmo_anisotropy(runner, sample),
-        "bert": bert_anisotropy(bert or load_bert(), sample),
-        "bert_model": "all-MiniLM-L6-v2 (embedded)",
-    }
-    metrics["neighbours"] = nearest_neighbours(runner, vocab[:20_000])
-    (folder / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    write_model_card(folder, metrics)
-    return metrics
-
-
-# ---------------------------------------------------------------------------------------
-# The model card: every figure in it comes from metrics.json
-# ---------------------------------------------------------------------------------------
-
-WORDNET_LICENCE = """This software and database is being provided to you, the LICENSEE, by Princeton
-University under the following license. By obtaining, using and/or copying this software
-and database, you agree that you have read, understood, and will comply with these terms
-and conditions.:
-
-Permission to use, copy, modify and distribute this software and database and its
-documentation for any purpose and without fee or royalty is hereby granted, provided that
-you agree to comply with the following copyright notice and statements, including the
-disclaimer, and that the same appear on ALL copies of the software, database and
-documentation, including modifications that you make for internal use or for distribution.
-
-WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved.
-
-THIS SOFTWARE AND DATABASE IS PROVIDED "AS IS" AND PRINCETON UNIVERSITY MAKES NO
-REPRESENTATIONS OR WARRANTIES, EXPRESS OR IMPLIED. BY WAY OF EXAMPLE, BUT NOT LIMITATION,
-PRINCETON UNIVERSITY MAKES NO REPRESENTATIONS OR WARRANTIES OF MERCHANTABILITY OR FITNESS
-FOR ANY PARTICULAR PURPOSE OR THAT THE USE OF THE LICENSED SOFTWARE, DATABASE OR
-DOCUMENTATION WILL NOT INFRINGE ANY THIRD PARTY PATENTS, COPYRIGHTS, TRADEMARKS OR OTHER
-RIGHTS.
-
-The name of Princeton University or Princeton may not be used in advertising or publicity
-pertaining to distribution of the software and/or database. Title to copyright in this
-software, database and any associated documentation shall at all times remain with
-Princeton University and LICENSEE agrees to preserve same."""
 
 
 def _fmt_layers(by_layer: dict[str, float], names) -> str:
@@ -280,9 +128,8 @@ objective** on that text; nothing was trained toward BERT's (or any model's) vec
 
 
 def _training_section(m: dict) -> str:
-    c = m["config"]
     if m.get("design") != "staged":
-        return f"""- Command: `python -m lab.elmo_train --design chars` (the char CNN and the LSTMs trained together
+        return f"""- Command: `python -m lab.elmo_training --design chars` (the char CNN and the LSTMs trained together
   from random weights with the LM loss; ELMo-mini v1's design).
 - This run: {m['steps']:,} steps of at most {m['max_tokens']} padded tokens, Adam, peak lr {m['lr']}, warm-up then
   cosine decay to 10%, dropout {m['dropout']}, sampled softmax with {m['num_sampled']} samples, seed {m['seed']};
@@ -291,7 +138,7 @@ def _training_section(m: dict) -> str:
     w, ch, j = s.get("words", {}), s.get("chars", {}), s.get("joint")
     static = o.get("word_table") == "static"
     text = f"""Command (each stage resumes from its checkpoint under `--work` and is skipped once done):
-`python -m lab.elmo_train --out DIR{' --word-table static' if static else ''}{f" --dropout {m['dropout']:g}" if m['dropout'] else ''} --word-minutes {o['word_minutes']:g}{f" --char-steps {o['char_steps']}" if static else ''} --char-minutes {o['char_minutes']:g} --joint-minutes {o['joint_minutes']:g}`
+`python -m lab.elmo_training --out DIR{' --word-table static' if static else ''}{f" --dropout {m['dropout']:g}" if m['dropout'] else ''} --word-minutes {o['word_minutes']:g}{f" --char-steps {o['char_steps']}" if static else ''} --char-minutes {o['char_minutes']:g} --joint-minutes {o['joint_minutes']:g}`
 (one stage at a time: `--stage words`, `--stage chars`, `--stage joint`). Seed {m['seed']}; Adam; sampled
 softmax with {m['num_sampled']} samples shared by both directions; batches of at most {m['max_tokens']} padded
 tokens; gradient norm clipped at 5; dropout {m['dropout']}; TensorFlow {m['tensorflow']} on {m['cpus']} CPU cores
@@ -358,7 +205,7 @@ def write_model_card(out: Path, m: dict) -> None:
     text = f"""# ELMo-mini (embedded in Context Lab)
 
 A small ELMo-style bidirectional language model trained **here**, on CPU, by
-`python -m lab.elmo_train`, so that the app has a contextual-embedding model that works
+`python -m lab.elmo_training`, so that the app has a contextual-embedding model that works
 offline. It is **not** the AllenNLP / TF Hub ELMo (93.6M parameters, 1B Word Benchmark):
 it is a teaching model with the same architecture at a much smaller size, trained on a
 small corpus of dictionary text. Expect rough, dictionary-flavoured contexts, not
