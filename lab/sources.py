@@ -14,9 +14,13 @@ matching preprocessor) and ``LAB_ELMO_SOURCE`` set the default for each family;
 from __future__ import annotations
 
 import concurrent.futures
+import errno
 import hashlib
+import http.client
 import json
 import os
+import socket
+import urllib.error
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TypeVar
@@ -90,7 +94,7 @@ def check_local_dir(source: str) -> Path:
     """Check that a local source is a SavedModel directory and say what is wrong if not."""
     path = Path(source).expanduser()
     if not path.exists():
-        raise SourceError(f"Model folder not found: {source}. Give an extracted TF Hub folder.")
+        raise SourceError(sentence(source, *NOT_FOUND))
     if path.is_file():
         if path.name.endswith((".tar.gz", ".tgz")):
             raise SourceError(
@@ -99,8 +103,86 @@ def check_local_dir(source: str) -> Path:
             )
         raise SourceError(f"{source} is a file; give the folder that holds saved_model.pb.")
     if not (path / "saved_model.pb").exists():
-        raise SourceError(f"{source} holds no saved_model.pb: it is not a SavedModel folder.")
+        raise SourceError(sentence(source, *NOT_SAVED_MODEL))
     return path
+
+
+class GaveUp(TimeoutError):
+    """A wait that the lab ended itself (a load or a download past its limit); the message
+    says which limit, for a person."""
+
+
+# What to do after any network failure; then (cause, what to do) of two local ones.
+OFFLINE = ("Run `python -m lab fetch` on a connected machine and copy the folder it fills "
+           "(TFHUB_CACHE_DIR), or pick the embedded model.")
+NOT_FOUND = ("that folder was not found",
+             "Check the path (it is read on the machine that runs the lab), or pick the embedded model.")
+NOT_SAVED_MODEL = ("it is not a SavedModel folder (it holds no saved_model.pb)",
+                   "Give the folder that holds saved_model.pb (an extracted TF Hub download), "
+                   "or pick the embedded model.")
+
+
+def sentence(source: str, cause: str, advice: str = "") -> str:
+    """The sentence ``failure_sentence`` says: what failed (``source``), why, what to do."""
+    verb = "download" if is_remote(source) else "load"
+    return f"Could not {verb} the model from {source}: {cause}." + (f" {advice}" if advice else "")
+
+
+def failure_sentence(source: str, exc: BaseException, seconds: float | None = None) -> str:
+    """What kept ``source`` from loading or downloading, and what to do, for a person: the
+    pages and the command line say this and keep ``exc`` itself for the log.
+
+    Maps the common failures: no name lookup (no internet), a refused connection, a
+    timeout (``seconds``: the limit waited, where known), HTTP 404 / 403 and other
+    statuses, a folder that does not exist or is not a SavedModel. A ``SourceError`` is
+    already written for people and comes back as it is; anything else is said with its
+    own message, never its class name.
+    """
+    if isinstance(exc, SourceError):
+        return str(exc)
+    return sentence(source, *_cause(exc, seconds, is_remote(source)))
+
+
+def _cause(exc: BaseException, seconds: float | None, remote: bool) -> tuple[str, str]:
+    """(what went wrong, what to do) for ``failure_sentence``."""
+    if isinstance(exc, urllib.error.HTTPError):
+        status = f"HTTP {exc.code}" + (f" {exc.reason}" if exc.reason else "")
+        if exc.code in (404, 410):
+            return (f"there is no model at that address ({status})",
+                    "Check the handle (copy it from the model's page), or pick the embedded model.")
+        if exc.code in (401, 403):
+            return (f"the server refused access to it ({status})",
+                    "Check the handle, or download the model where that is allowed and give its folder.")
+        return f"the server answered {status}", "Try again later, or pick the embedded model."
+    reached = isinstance(exc, urllib.error.URLError)  # the network was asked, and failed
+    text = str(exc.reason if reached else exc).strip()
+    if reached and isinstance(exc.reason, BaseException):
+        exc = exc.reason
+    if isinstance(exc, socket.gaierror):
+        return "this machine cannot reach the internet (name lookup failed)", OFFLINE
+    if isinstance(exc, ConnectionRefusedError):
+        return "the server refused the connection", OFFLINE
+    if isinstance(exc, TimeoutError):
+        if isinstance(exc, GaveUp):
+            cause = str(exc)
+        else:
+            cause = f"no answer within {seconds:g} s" if seconds else "the server did not answer in time"
+        return cause, OFFLINE if remote else "Pick the embedded model meanwhile."
+    if isinstance(exc, OSError) and exc.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+        return "this machine has no route to the server (network unreachable)", OFFLINE
+    if isinstance(exc, (ConnectionError, http.client.HTTPException)):
+        return "the connection broke off", "Try again, or pick the embedded model."
+    if "saved_model.pb" in text or "SavedModel file does not exist" in text:
+        return NOT_SAVED_MODEL if not remote else (
+            "what it sent is not a SavedModel (no saved_model.pb in it)",
+            "Check that the handle is a TF2 SavedModel's (the model's page says which formats it has), "
+            "or pick the embedded model.")
+    if isinstance(exc, FileNotFoundError) or (isinstance(exc, OSError) and text.endswith("does not exist.")):
+        return NOT_FOUND
+    first = text.splitlines()[0] if text else "it failed without a message"
+    if reached:
+        return f"the connection failed ({first})", OFFLINE
+    return first.rstrip("."), ""
 
 
 def call_with_timeout(fn: Callable[[], T], seconds: float, what: str) -> T:
@@ -117,15 +199,11 @@ def call_with_timeout(fn: Callable[[], T], seconds: float, what: str) -> T:
     try:
         return future.result(timeout=seconds)
     except concurrent.futures.TimeoutError:
-        raise SourceError(
-            f"Gave up loading {what} after {seconds:.0f} s (no network?). "
-            "Download it once where there is a network and point the app at the extracted "
-            "folder; the embedded model keeps working meanwhile."
-        ) from None
+        raise SourceError(failure_sentence(what, GaveUp(f"no answer within {seconds:g} s"))) from None
     except SourceError:
         raise
     except Exception as exc:  # noqa: BLE001 - any loader failure becomes a clear message
-        raise SourceError(f"Could not load {what}: {type(exc).__name__}: {exc}") from exc
+        raise SourceError(failure_sentence(what, exc)) from exc
 
 
 def hub_cache_folder(handle: str) -> Path:

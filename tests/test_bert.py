@@ -171,5 +171,5 @@ def test_unreachable_handle_fails_within_the_timeout(monkeypatch):
 
 
 def test_call_with_timeout_gives_up_on_a_hanging_loader():
-    with pytest.raises(sources.SourceError, match="Gave up loading x after 0 s"):
+    with pytest.raises(sources.SourceError, match="Could not load the model from x: no answer within 0.2 s"):
         sources.call_with_timeout(lambda: time.sleep(5), 0.2, "x")

@@ -255,7 +255,8 @@ def test_a_source_from_a_link_is_shown_as_typed():
     # a link can carry any source: in the message it is a code span, never a link or markup
     at = run_page(bert_src="custom", bert_custom="[Reset the lab](https://example.com)")
     assert not at.exception
-    assert any("Model folder not found: `[Reset the lab](https://example.com)`." in e.value for e in at.error)
+    assert any("Could not load the model from `[Reset the lab](https://example.com)`: that folder was not found."
+               in e.value for e in at.error)
     assert at.pills
 
 

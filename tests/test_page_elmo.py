@@ -223,6 +223,27 @@ def test_an_embedded_model_that_cannot_be_loaded_says_so(unloadable_models):
     assert not at.pills and not at.get("plotly_chart")
 
 
+def test_an_unreachable_hub_handle_is_said_in_words(monkeypatch, tmp_path):
+    import socket
+
+    def no_network(*args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_network)
+    monkeypatch.setenv("TFHUB_CACHE_DIR", str(tmp_path))
+    handle = "https://tfhub.dev/google/elmo/3"
+    at = run_page(elmo_src="custom", elmo_custom=handle)
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        f"Could not download the model from `{handle}`: this machine cannot reach the internet (name lookup "
+        "failed). Run `python -m lab fetch` on a connected machine and copy the folder it fills (TFHUB_CACHE_DIR), "
+        "or pick the embedded model."]
+    assert "Showing the embedded model instead." in [w.value for w in at.warning]
+    shown = [e.value for kind in ("error", "warning", "info", "markdown", "caption") for e in at.get(kind)]
+    assert not any("URLError" in text or "Errno" in text for text in shown)
+    assert at.pills  # the page goes on with the embedded model
+
+
 @pytest.mark.parametrize("text, expect", [
     ("", "empty"), ("  \t ", "empty"), ("🙂🙂", "no letters"),
 ])

@@ -47,24 +47,11 @@ def load(family: str, source: str):
             serve(())
         return loaded, None
     except Exception as exc:  # noqa: BLE001 - a broken model folder must not crash the page
-        return None, _load_failure(family, source, exc)
+        # the page says it in words; the log keeps the exception, and what caused it
+        _LOG.warning("could not load the %s model from %s", family, source, exc_info=exc)
+        return None, sources.failure_sentence(source, exc)
     finally:
         freeze_heap()
-
-
-def _load_failure(family: str, source: str, exc: Exception) -> str:
-    """What a page says about ``source`` failing to load with ``exc``.
-
-    A ``SourceError`` of the app's own says what is wrong and what to do. One raised from
-    another exception carries that exception's type and text (``lab.sources.call_with_timeout``
-    words it so for the command line): a page says instead what to try, and the server's log
-    keeps the traceback, as for any other failure.
-    """
-    if isinstance(exc, sources.SourceError) and exc.__cause__ is None:
-        return str(exc)
-    _LOG.error("could not load the %s source %s", family, source, exc_info=exc)
-    return (f"Could not load {source}: the app cannot read the model there, or could not fetch it. Check the "
-            "handle or folder, or pick another model; the server log has the details.")
 
 
 # What a LazyModel answers from its stored facts (``facts``), without loading

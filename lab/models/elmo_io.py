@@ -414,7 +414,7 @@ def load_elmo(source: str | None = None):
             except SourceError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a bad file becomes a clear message
-                raise SourceError(f"Could not read the bilm-tf files in {source}: {type(exc).__name__}: {exc}") from exc
+                raise SourceError(f"Could not read the bilm-tf files in {source}: {exc}") from exc
             return ElmoRunner(model, source, f"ELMo (AllenNLP files: {path.name}, {_describe(model.config)})")
     module = sources.hub_load(source)
     return HubElmoRunner(module, source, f"TF Hub ELMo: {source}")
