@@ -1,5 +1,8 @@
 """Command line: ``python -m lab info | report | export | fetch | baseline | prepare``.
 
+TensorFlow's own log lines (oneDNN, CUDA, CPU features) and the full error behind a
+failure are shown with ``--verbose`` only.
+
     python -m lab info
     python -m lab report [--a TEXT] [--b TEXT] [--word WORD] [--html FILE]   (lab/report.py)
     python -m lab baseline [--model bert|elmo] [--words W ...]   (see lab/reference.py)
@@ -19,6 +22,7 @@ positions are those of ``input_word_ids``: [CLS] and [SEP] included.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -28,6 +32,8 @@ import lab
 from lab import fetch, prepare, reference, sources
 from lab.models import FAMILIES
 from lab.tokenize import DEFAULT_A, DEFAULT_B
+
+log = logging.getLogger("lab")
 
 
 def cmd_info(_args) -> int:
@@ -140,6 +146,35 @@ def cmd_report(args) -> int:
     return 0
 
 
+def quiet_tensorflow(verbose: bool) -> None:
+    """Keep TensorFlow's log lines off the terminal, or with ``verbose`` show them (and the
+    lab's own log, where each failure's full error goes).
+
+    ``TF_CPP_MIN_LOG_LEVEL`` silences TensorFlow's C++ logging once set up, and absl its
+    Python logging, but the lines its libraries print while they load (oneDNN, CUDA) come
+    before either applies and go straight to file descriptor 2: that points at /dev/null
+    while TensorFlow is imported. Python's own stderr is untouched.
+    """
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0" if verbose else "3"
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+        log.setLevel(logging.DEBUG)
+        return
+    import absl.logging
+
+    absl.logging.set_verbosity(absl.logging.ERROR)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        import tensorflow  # noqa: F401  (every command loads it; now, while its start-up lines go nowhere)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lab", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -169,10 +204,16 @@ def main(argv: list[str] | None = None) -> int:
     pp.add_argument("--no-defaults", action="store_true", help="only the links given, not the default sentences")
     pp.add_argument("links", nargs="*", help="app links, e.g. 'http://localhost:8501/bert?a=...&b=...'")
     pp.set_defaults(fn=cmd_prepare)
+    verbose_help = "also show TensorFlow's log lines and each failure's full error"
+    parser.add_argument("-v", "--verbose", action="store_true", help=verbose_help)
+    for command in sub.choices.values():  # after the command too: python -m lab fetch --verbose
+        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=verbose_help)
     args = parser.parse_args(argv)
+    quiet_tensorflow(args.verbose)
     try:
         return args.fn(args)
     except (sources.SourceError, ValueError, OSError) as exc:
+        log.debug("%s failed", args.command, exc_info=exc)
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

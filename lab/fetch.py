@@ -12,20 +12,20 @@ network. Each model is then loaded through the app's own loaders (``load_elmo``;
 ``load_bert`` with the encoder's preprocessor), its size on disk is printed, and at the end
 the environment lines that point the app at the folder.
 
-A handle that cannot be fetched or loaded fails alone, with one line saying why; the
-others carry on and the command exits 1 at the end. Downloads give up when no data comes
+A handle that cannot be fetched or loaded fails alone, with one line on stderr saying
+why in words (``lab.sources.failure_sentence``); the others carry on, only what was
+fetched is checked, and the command exits 1 at the end. Downloads give up when no data comes
 for ``--timeout`` seconds, or when one takes longer than ``--max-time`` seconds.
 """
 
 from __future__ import annotations
 
 import contextlib
-import http.client
+import logging
 import os
 import shlex
 import sys
 import time
-import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +34,7 @@ from typing import Callable
 from lab import sources
 
 DEFAULT_DIR = "hub"
+log = logging.getLogger(__name__)
 
 # What a fetched SavedModel turned out to be; decides how it is checked.
 ELMO, BERT, PREPROCESS, UNKNOWN = "ELMo", "BERT encoder", "BERT preprocessor", "unknown family"
@@ -96,7 +97,7 @@ def folder_size(folder: Path) -> int:
 # ---------------------------------------------------------------------------------------
 
 
-class TooLong(TimeoutError):
+class TooLong(sources.GaveUp):
     """A download that went on past ``--max-time``."""
 
 
@@ -144,28 +145,16 @@ def _resolver(timeout: float, max_time: float, progress: Callable[[int], None]):
 def download(handle: str, timeout: float, max_time: float, progress: Callable[[int], None]) -> Path:
     """Fetch ``handle`` into ``TFHUB_CACHE_DIR`` (unless there already) and return its folder."""
     if not handle.startswith(("http://", "https://")):
-        raise ValueError("not an http(s) handle: give a TF Hub or Kaggle model URL "
-                         "(a local folder needs no fetching)")
+        raise sources.SourceError(f"Cannot fetch {handle}: it is not a web address. Give a TF Hub or "
+                                  "Kaggle model's https:// handle; a local folder needs no fetching.")
     return Path(_resolver(timeout, max_time, progress)(handle))
 
 
-def _reason(exc: BaseException, timeout: float) -> str:
-    """One line saying why a download or a load failed."""
-    if isinstance(exc, urllib.error.HTTPError):
-        hint = " (is the handle right?)" if exc.code == 404 else ""
-        return f"HTTP {exc.code} {exc.reason} for {exc.url}{hint}"
-    if isinstance(exc, urllib.error.URLError):
-        exc = exc.reason if isinstance(exc.reason, BaseException) else exc
-        if not isinstance(exc, TimeoutError):
-            return f"cannot reach the server: {exc} (no network?)"
-    if isinstance(exc, TimeoutError):
-        return str(exc) if isinstance(exc, TooLong) else f"timed out: no data for {timeout:g} s (--timeout)"
-    if isinstance(exc, sources.SourceError):
-        return str(exc).strip().splitlines()[0]  # written for people already
-    if isinstance(exc, http.client.HTTPException):
-        return f"the connection broke: {type(exc).__name__}: {exc}"
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+def _failed(item: Fetched, exc: BaseException, timeout: float) -> None:
+    """Note why ``item`` failed, in words; the exception itself goes to the log (shown with
+    ``--verbose``)."""
+    log.debug("%s failed", item.handle, exc_info=exc)
+    item.error = sources.failure_sentence(item.handle, exc, timeout)
 
 
 # ---------------------------------------------------------------------------------------
@@ -278,7 +267,7 @@ def _progress_printer(out, tty: bool) -> Callable[[int], None]:
     return show
 
 
-def _download_all(items: list[Fetched], timeout: float, max_time: float, out, say) -> None:
+def _download_all(items: list[Fetched], timeout: float, max_time: float, out, err, say) -> None:
     tty = getattr(out, "isatty", lambda: False)()
     back = "\r" if tty else ""  # over the running byte count
     for i, item in enumerate(items, 1):
@@ -288,8 +277,10 @@ def _download_all(items: list[Fetched], timeout: float, max_time: float, out, sa
         try:
             item.folder = download(item.handle, timeout, max_time, _progress_printer(out, tty))
         except Exception as exc:  # noqa: BLE001 - one handle fails, the others go on
-            item.error = _reason(exc, timeout)
-            say(f"{back}      FAILED: {item.error}")
+            _failed(item, exc, timeout)
+            if tty:
+                out.write("\r" + " " * 30 + "\r")  # the byte count, rubbed out
+            print(f"error: {item.error}", file=err, flush=True)
             continue
         item.size = folder_size(item.folder)
         how = "already there, not downloaded again" if cached else \
@@ -297,36 +288,41 @@ def _download_all(items: list[Fetched], timeout: float, max_time: float, out, sa
         say(f"{back}      {readable_size(item.size)} on disk, {how}: {item.folder}")
 
 
-def _check_all(items: list[Fetched], timeout: float, say) -> None:
+def _check_all(items: list[Fetched], timeout: float, err, say) -> None:
     for item in items:
         try:
             item.kind = kind_of(item.handle)
         except Exception as exc:  # noqa: BLE001 - a model that does not load fails alone
-            item.error = _reason(exc, timeout)
+            _failed(item, exc, timeout)
     preprocessors = [f.handle for f in items if f.kind == PREPROCESS and not f.error]
     for item in items:
         try:
             if not item.error:
                 item.checked = check(item, preprocessors)
         except Exception as exc:  # noqa: BLE001
-            item.error = _reason(exc, timeout)
-        status = f"FAILED: {item.error}" if item.error else f"ok, {item.checked}"
-        say(f"  {item.kind or 'not loaded':17s} {readable_size(item.size):>9s}  {item.handle}\n"
-            f"  {'':17s} {'':9s}  {status}")
+            _failed(item, exc, timeout)
+        say(f"  {item.kind or 'not loaded':17s} {readable_size(item.size):>9s}  {item.handle}")
+        if item.error:
+            print(f"error: {item.error}", file=err, flush=True)
+        else:
+            say(f"  {'':17s} {'':9s}  ok, {item.checked}")
 
 
 def fetch(handles: list[str], cache_dir: Path, timeout: float = 60.0, max_time: float = 3600.0,
-          out=None) -> list[Fetched]:
-    """Download and check each handle into ``cache_dir``; print progress to ``out``."""
-    out = out or sys.stdout
+          out=None, err=None) -> list[Fetched]:
+    """Download each handle into ``cache_dir`` and check what came; print progress to
+    ``out`` and each failure, once, to ``err``."""
+    out, err = out or sys.stdout, err or sys.stderr
     say = lambda text: print(text, file=out, flush=True)  # noqa: E731
     items = [Fetched(h) for h in with_preprocessors(handles)]
     cache_dir.mkdir(parents=True, exist_ok=True)
     say(f"Fetching {len(items)} TF Hub handle(s) into {cache_dir} (TF Hub cache layout)")
     with _cache_dir(cache_dir):
-        _download_all(items, timeout, max_time, out, say)
-        say(f"Checking that each loads through the app's loaders (read from {cache_dir}, no network)")
-        _check_all([f for f in items if not f.error], timeout, say)
+        _download_all(items, timeout, max_time, out, err, say)
+        fetched = [f for f in items if not f.error]
+        if fetched:
+            say(f"Checking that each loads through the app's loaders (read from {cache_dir}, no network)")
+            _check_all(fetched, timeout, err, say)
     good = [f for f in items if not f.error]
     say(f"{readable_size(sum(f.size for f in good))} on disk in {cache_dir} "
         f"({len(good)} of {len(items)} handle(s) ready)")
@@ -357,7 +353,4 @@ def add_parser(sub) -> None:
 def cmd_fetch(args) -> int:
     items = fetch(args.handles or default_handles(), Path(args.dir).expanduser().resolve(),
                   args.timeout, args.max_time)
-    failed = [f for f in items if f.error]
-    for f in failed:
-        print(f"error: {f.handle}: {f.error}", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if any(f.error for f in items) else 0

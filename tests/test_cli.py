@@ -1,5 +1,7 @@
 """`python -m lab info` and `python -m lab export` (the npz contract)."""
 
+import os
+import socket
 import subprocess
 import sys
 
@@ -25,11 +27,29 @@ def test_export_reports_bad_input(tmp_path, capsys):
 
 
 def test_info_lists_versions_and_sources():
-    res = subprocess.run([sys.executable, "-m", "lab", "info"], cwd=ROOT, capture_output=True, text=True,
+    # as a person runs it: TensorFlow's log level not set, so only the command keeps it quiet
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TF_CPP")}
+    res = subprocess.run([sys.executable, "-m", "lab", "info"], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=300)
     assert res.returncode == 0, res.stderr
     assert "tensorflow" in res.stdout and "all-MiniLM-L6-v2" in res.stdout
     assert "elmo: default = embedded" in res.stdout and "https://tfhub.dev/google/elmo/3" in res.stdout
+    assert not [line for line in res.stderr.splitlines()
+                if any(t in line.lower() for t in ("onednn", "cuda", "tensorflow binary", "absl::"))], res.stderr
+
+
+def test_an_unreachable_source_is_said_in_words(tmp_path):
+    with socket.socket() as probe:  # a loopback port nothing listens on: the connection is refused at once
+        probe.bind(("127.0.0.1", 0))
+        handle = f"http://127.0.0.1:{probe.getsockname()[1]}/elmo/1"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TF_CPP")} | {"TFHUB_CACHE_DIR": str(tmp_path)}
+    res = subprocess.run([sys.executable, "-m", "lab", "export", "--model", "elmo", "--source", handle,
+                          "--out", str(tmp_path / "e.npz"), "The bank."], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [f"error: Could not download the model from {handle}: the server refused "
+                                       "the connection. Run `python -m lab fetch` on a connected machine and copy "
+                                       "the folder it fills (TFHUB_CACHE_DIR), or pick the embedded model."]
 
 
 def test_export_elmo_npz_from_allennlp_files(tmp_path):

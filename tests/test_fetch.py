@@ -138,7 +138,7 @@ def fetched(folders, tmp_path_factory):
     """`python -m lab fetch` (a fresh process, as a teacher runs it) of the four served
     models plus a missing one; the server is gone afterwards."""
     cache = tmp_path_factory.mktemp("classroom") / "hub"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TFHUB_", "LAB_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TFHUB_", "LAB_", "TF_CPP"))}
     with HubServer({name: tarball(path) for name, path in folders.items()}) as server:
         handles = {name: server.handle(name) for name in (*SERVED, "missing/1")}
         res = subprocess.run([sys.executable, "-m", "lab", "fetch", "--dir", str(cache), *handles.values()],
@@ -189,11 +189,10 @@ def test_fetch_reports_what_each_is_and_its_size(fetched, folders):
 def test_a_missing_handle_fails_alone_with_one_line(fetched):
     missing = fetched["handles"]["missing/1"]
     assert fetched["rc"] == 1
-    assert [line for line in fetched["err"].splitlines() if line.startswith("error")] == [
-        f"error: {missing}: HTTP 404 Not Found for {missing}?tf-hub-format=compressed (is the handle right?)"
-    ]
-    assert "FAILED: HTTP 404 Not Found" in fetched["out"]
-    assert "Traceback" not in fetched["out"] + fetched["err"]
+    said = (f"Could not download the model from {missing}: there is no model at that address "
+            "(HTTP 404 Not Found). Check the handle (copy it from the model's page), or pick the embedded model.")
+    assert fetched["err"].splitlines() == [f"error: {said}"]  # said once, and nothing else on stderr
+    assert said not in fetched["out"] and "FAILED" not in fetched["out"]
     assert fetched["out"].count("  ok, ") == 4
     assert not module_dir(fetched["cache"], missing).exists()
 
@@ -240,8 +239,10 @@ def test_a_stalled_or_endless_download_gives_up(tmp_path):
     with HubServer({}) as server:
         slow, trickle = server.handle("slow"), server.handle("trickle")
         items = fetch.fetch([slow, trickle], tmp_path, timeout=0.5, max_time=1.0, out=io.StringIO())
-    assert [f.error for f in items] == ["timed out: no data for 0.5 s (--timeout)",
-                                        "the download took longer than 1 s (--max-time)"]
+    assert [f.error for f in items] == [
+        sources.failure_sentence(slow, TimeoutError(), 0.5),
+        sources.failure_sentence(trickle, fetch.TooLong("the download took longer than 1 s (--max-time)"))]
+    assert items[0].error.startswith(f"Could not download the model from {slow}: no answer within 0.5 s.")
     assert list(tmp_path.iterdir()) == []  # the hub's lock and temporary folder are cleaned up
 
 
@@ -258,12 +259,36 @@ def test_a_redirected_handle_and_a_stale_lock(folders, tmp_path):
         [module_dir(tmp_path, handle).name, f"{module_dir(tmp_path, handle).name}.descriptor.txt"])
 
 
-def test_not_a_url_fails_with_a_message(tmp_path):
-    rc, out, err = run_cli("fetch", "--dir", str(tmp_path), "/models/elmo")
-    assert rc == 1
-    assert err.strip() == ("error: /models/elmo: ValueError: not an http(s) handle: give a TF Hub "
-                           "or Kaggle model URL (a local folder needs no fetching)")
-    assert "export" not in out
+TENSORFLOW_LINES = ("onednn", "cuda", "tensorflow binary", "absl::", "cpu_feature_guard")
+
+
+def cli(*argv: str) -> subprocess.CompletedProcess:
+    """``python -m lab ...`` in a fresh process, as a person runs it (TensorFlow not yet loaded)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TFHUB_", "LAB_", "TF_CPP"))}
+    return subprocess.run([sys.executable, "-m", "lab", *argv], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_not_a_url_fails_once_in_words_and_nothing_is_checked(tmp_path):
+    res = cli("fetch", "--dir", str(tmp_path), "/models/elmo")
+    assert res.returncode == 1
+    said = ("error: Cannot fetch /models/elmo: it is not a web address. Give a TF Hub or Kaggle model's "
+            "https:// handle; a local folder needs no fetching.")
+    assert res.stderr.splitlines() == [said]  # once, and no TensorFlow start-up lines around it
+    assert "/models/elmo: it is not" not in res.stdout
+    assert "Checking that each loads" not in res.stdout  # nothing was fetched, so nothing is checked
+    assert "export" not in res.stdout and "(0 of 1 handle(s) ready)" in res.stdout
+
+
+def test_verbose_shows_tensorflow_and_the_full_error(tmp_path):
+    res = cli("fetch", "--dir", str(tmp_path), "--verbose", "/models/elmo")
+    assert res.returncode == 1
+    assert "Traceback" in res.stderr and "lab.fetch: /models/elmo failed" in res.stderr
+    assert res.stderr.count("error: Cannot fetch /models/elmo") == 1
+
+
+def test_the_fetch_run_prints_no_tensorflow_lines(fetched):
+    assert not [line for line in fetched["err"].splitlines() if any(t in line.lower() for t in TENSORFLOW_LINES)]
 
 
 def test_default_handles_are_the_presets_and_an_encoder_brings_its_preprocessor():
