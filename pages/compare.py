@@ -165,10 +165,8 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
     for col, (family, c) in zip(st.columns(len(found)), found.items()):
         with col:
             key = f"cmp_layer_{family}"
-            if not 0 <= state.get(key) < len(c.layer_names):
-                state.put(key, len(c.layer_names) - 1)
             layer = state.widget(st.selectbox, key, f"{c.short_label} layer", options=list(range(len(c.layer_names))),
-                                 format_func=lambda i, c=c: c.layer_names[i])
+                                 format_func=lambda i, c=c: c.layer_names[i], fallback=len(c.layer_names) - 1)
             index = models.with_progress(f"{c.short_label} vectors of the corpus at {c.layer_names[layer]}",
                                          lambda p, f=family: store.index(loaded[f], layer, pooling(), p))
             found_n = compare.neighbours(index, store.corpus.sentences, c.vectors_a[layer])

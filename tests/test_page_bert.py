@@ -260,6 +260,28 @@ def test_a_source_from_a_link_is_shown_as_typed():
     assert at.pills
 
 
+def test_a_word_past_the_sentences_end_in_a_link_is_said_and_replaced():
+    at = run_page(bert_ta="99")
+    assert not at.exception
+    notices = [i.value for i in at.info if "The link's" in i.value]
+    assert notices == ["The link's `bert_ta=99` cannot be shown in “Word in sentence A”: it is not one of its "
+                       "8 choices; showing “bank” instead."]
+    assert at.pills[0].value == 2 and at.query_params["bert_ta"] == "2"  # the address bar holds what is shown
+    at.pills[1].set_value(3).run()
+    assert not [i for i in at.info if "The link's" in i.value]  # said once, in the run that opened the link
+
+
+def test_a_link_value_of_the_wrong_type_is_said_and_replaced():
+    at = run_page(bert_pool="max", bert_tb="x")
+    assert not at.exception
+    notices = [i.value for i in at.info if "The link's" in i.value]
+    assert notices == [
+        "The link's `bert_tb=x` cannot be shown in “Word in sentence B”: it is not a whole number; showing “bank” "
+        "instead.",
+        "The link's `bert_pool=max` cannot be shown in “Word vector from its pieces”: it is not one of its choices "
+        "(“first piece”, “mean”); showing “first piece” instead."]
+
+
 def test_a_tf_hub_source_runs_through_the_same_page(hub_bert_dirs, monkeypatch):
     enc_dir, pre_dir, _ = hub_bert_dirs
     monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))

@@ -6,7 +6,6 @@ under ``app.py``'s navigation or alone (``AppTest.from_file("pages/x.py")``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +15,7 @@ import streamlit as st
 from lab import sources
 from lab.tokenize import DEFAULT_A, DEFAULT_B, MAX_INPUT_CHARS, prepare_text
 from ui import state
+from ui.text import md_code, md_escape  # noqa: F401 - pages take them from here too
 from ui.route import through_app
 CUSTOM = "custom"
 
@@ -110,6 +110,7 @@ def _source_picker(family: str, title: str, shared: bool) -> tuple[str, list[str
 def frame(page_title: str) -> Frame:
     """Draw the shared sidebar and return its values; call once at the top of each page."""
     through_app()  # pages call it before their imports; kept here for any page that does not
+    state.link_notices()  # here, at the top: the link's values the page cannot show, and what it shows
     state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False, quiz=False)
     with st.sidebar:
         st.markdown("### Context Lab")
@@ -178,27 +179,6 @@ def pill_labels(words) -> list[str]:
         labels.append(label + "\u200b" * seen.get(label, 0))
         seen[label] = seen.get(label, 0) + 1
     return labels
-
-
-def md_escape(text: str) -> str:
-    """A person's text made safe for Streamlit markdown (labels, captions): shown as typed.
-
-    Escapes the characters that start inline markup anywhere, and a leading character
-    that would start a heading, list or quote.
-    """
-    out = "".join("\\" + ch if ch in "\\`*_[]<>|~$" else ch for ch in str(text))
-    lead = re.match(r"^(\s*)[-+#>=]", out) or re.match(r"^(\s*\d+)[.)]", out)
-    if lead:
-        out = lead.group(1) + "\\" + out[lead.end(1):]
-    return out
-
-
-def md_code(text: str) -> str:
-    """``text`` as a Markdown code span, shown as typed even where it holds backticks (the
-    fence is one backtick longer than its longest run of them)."""
-    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""  # a space on each side is dropped
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def plain_table(df, **kwargs) -> None:

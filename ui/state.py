@@ -5,6 +5,10 @@ under a *persistent* key in ``st.session_state`` and mirrored into ``st.query_pa
 a bookmarked or shared link reopens the same view. Widgets get their own key
 (``_w_<key>``) that is refilled from the persistent key before each render: Streamlit
 drops a widget's state when a page without that widget runs, the persistent key stays.
+
+A link's value that its widget cannot show (a word past the sentence's end, ``nan`` on a
+slider, an option not offered) is replaced, and the page says so once, above everything
+else (``link_notices``, drawn by ``ui.frame``).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from typing import Any, Callable
 import streamlit as st
 
 from ui import errors
+from ui.text import md_code
+
 
 # key -> default. Pages register their own keys with ``register``.
 _DEFAULTS: dict[str, Any] = {}
@@ -31,21 +37,34 @@ def register(**defaults: Any) -> None:
             continue
         loaded.add(key)
         if key in params and key not in st.session_state:
-            st.session_state[key] = _parse(params[key], default)
+            st.session_state[key] = _from_link(key, params[key], default)
         st.session_state.setdefault(key, default)
 
 
-def _parse(text: str, default: Any) -> Any:
+def _from_link(key: str, text: str, default: Any) -> Any:
+    """The link's ``text`` for ``key`` read as ``default``'s type (``default`` where it cannot
+    be); kept with it until the key's widget says whether it can show it (``_settle``)."""
     try:
-        if isinstance(default, bool):
-            return text.lower() in ("1", "true", "yes", "on")
-        if isinstance(default, int):
-            return int(text)
-        if isinstance(default, float):
-            value = float(text)
-            return value if math.isfinite(value) else default  # "nan", "inf" in a link
-    except ValueError:
-        return default
+        value, why = _parse(text, default), ""
+    except ValueError as exc:
+        value, why = default, str(exc)
+    if value != default or why:
+        st.session_state.setdefault("_link_values", {})[key] = (text, value, why)
+    return value
+
+
+def _parse(text: str, default: Any) -> Any:
+    """``text`` read as the type of ``default``; ValueError saying, for a person, what it is not."""
+    if isinstance(default, bool):
+        return text.lower() in ("1", "true", "yes", "on")
+    if isinstance(default, (int, float)):
+        try:
+            value = type(default)(text)
+        except ValueError:
+            raise ValueError("is not a whole number" if isinstance(default, int) else "is not a number") from None
+        if not math.isfinite(value):  # "nan", "inf"
+            raise ValueError("is not a number" if math.isnan(value) else "is not a finite number")
+        return value
     return text
 
 
@@ -85,17 +104,16 @@ _BUTTON_GROUPS = (st.pills, st.segmented_control)
 def widget(fn: Callable, key: str, *args, **kwargs):
     """Render ``fn(*args, **kwargs)`` bound to the persistent ``key``.
 
-    Returns the widget's value. ``on_change`` callbacks still run after the copy. A
-    single-choice ``st.pills`` or ``st.segmented_control`` is always ``required``: a second
-    click on its selected option keeps it selected, on every page.
+    Returns the widget's value. ``on_change`` callbacks still run after the copy. Where the
+    widget cannot show the persistent value (a token index from a longer, older sentence, a
+    link's 50 on a slider to 10), it shows ``fallback`` (a keyword; default: the key's
+    default) instead. A single-choice ``st.pills`` or ``st.segmented_control`` is always
+    ``required``: a second click on its selected option keeps it selected, on every page.
     """
     if fn in _BUTTON_GROUPS and kwargs.get("selection_mode", "single") == "single":
         kwargs["required"] = True
     wkey = f"_w_{key}"
-    value = st.session_state.get(key, _DEFAULTS.get(key))
-    if not _allowed(value, kwargs):
-        value = _DEFAULTS.get(key)  # e.g. a token index from a longer, older sentence, or a link's 50 on a slider to 10
-        st.session_state[key] = value
+    value = _settle(key, kwargs.pop("fallback", _DEFAULTS.get(key)), args[0] if args else "", kwargs)
     st.session_state[wkey] = value
     user_cb = kwargs.pop("on_change", None)
 
@@ -121,9 +139,9 @@ def choice(fn: Callable, key: str, label: str, options, fallback: Any, **kwargs)
         if user_cb:
             user_cb()
 
-    if get(key) not in options:
+    if get(key) is None:  # no choice yet: a link's value, whatever it is, is told of by ``widget``
         put(key, fallback)
-    widget(fn, key, label, options=options, on_change=keep_a_choice, **kwargs)
+    widget(fn, key, label, options=options, fallback=fallback, on_change=keep_a_choice, **kwargs)
     return get(key)
 
 
@@ -138,6 +156,65 @@ def _allowed(value: Any, kwargs: dict) -> bool:
         low, high = kwargs.get("min_value"), kwargs.get("max_value")
         return math.isfinite(value) and (low is None or value >= low) and (high is None or value <= high)
     return True
+
+
+def _settle(key: str, fallback: Any, label: str, kwargs: dict) -> Any:
+    """The value of ``key`` if a widget made with ``kwargs`` can show it, else ``fallback``
+    (stored). Where the value came from the link, the page says what it shows instead
+    (``link_notices``), once: in the run that opened the link, not in a fragment's rerun."""
+    value = st.session_state.get(key, _DEFAULTS.get(key))
+    text, asked, why = st.session_state.get("_link_values", {}).pop(key, (None, None, ""))
+    from_link = text is not None and asked == value  # not since changed by the page
+    if not _allowed(value, kwargs):
+        why = why or _refusal(value, kwargs)
+        value = fallback
+        st.session_state[key] = value
+    if from_link and why and not _fragment_rerun():
+        where = f" in “{label}”" if label else " here"
+        notice = (f"The link's {md_code(f'{key}={text}')} cannot be shown{where}: it {why}; "
+                  f"showing {_shown(value, kwargs)} instead.")
+        st.session_state.get("_link_notices", st).info(notice, icon=":material/link:")
+    return value
+
+
+def _refusal(value: Any, kwargs: dict) -> str:
+    """Why a widget made with ``kwargs`` cannot show ``value`` (``_allowed`` said so), for a person."""
+    if "options" in kwargs:
+        options = list(kwargs["options"])
+        if len(options) > 4:
+            return f"is not one of its {len(options)} choices"
+        return "is not one of its choices (" + ", ".join(_shown(o, kwargs) for o in options) + ")"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "is not a finite number"
+    low, high = kwargs.get("min_value"), kwargs.get("max_value")
+    if low is not None and high is not None:
+        return f"is outside its range, {low} to {high}"
+    return f"is below its least value, {low}" if low is not None else f"is above its greatest value, {high}"
+
+
+def _shown(value: Any, kwargs: dict) -> str:
+    """``value`` as its widget shows it: its option's label in quotes, or the number."""
+    if value is None:
+        return "no choice"
+    if "format_func" in kwargs:
+        return f"“{str(kwargs['format_func'](value)).replace(chr(0x200B), '')}”"  # pills' zero-width spaces
+    return str(value) if isinstance(value, (int, float)) else f"“{value}”"
+
+
+def _fragment_rerun() -> bool:
+    """True while a fragment reruns alone (it may not write above itself)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def link_notices() -> None:
+    """Where this run says which values of the link it cannot show: a container at the
+    caller's place (``ui.frame``: the top of every page), which ``widget`` fills. A link
+    value no widget of the run showed is then replaced, when one does, without a word."""
+    st.session_state["_link_values"] = {}
+    st.session_state["_link_notices"] = st.container()
 
 
 def sync_url() -> None:
