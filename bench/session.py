@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from ui.warmup import DONE_LINE  # noqa: E402
+from ui.server.warmup import DONE_LINE  # noqa: E402
 TICK = os.sysconf("SC_CLK_TCK")
 
 # Sentences a session has not seen: a new view needs a model run, not a cache hit.
@@ -154,7 +154,7 @@ class Server:
 
     def wait_warm(self, timeout: float = 300) -> float:
         """Wait until the app's start-up warm-up has ended (its line in the server's log,
-        ``ui.warmup.DONE_LINE``), then until the server is quiet (the buckets it compiles in
+        ``ui.server.warmup.DONE_LINE``), then until the server is quiet (the buckets it compiles in
         the background); returns the seconds waited. The warm-up waits for a first page and
         then pauses, which looks quiet: a server no page has been opened on yet gets one (the
         home page, over the protocol). A checkout without that line, or a server without the

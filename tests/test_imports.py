@@ -2,7 +2,7 @@
 
 Pages use ``ui`` and ``lab``, ``ui`` uses ``lab``, ``lab`` uses neither (nor Streamlit),
 and only the figure builders import Plotly (STYLE.md, "The house"). Every ``import`` in
-app.py, pages/, ui/ and lab/ counts, those inside functions too: a deferred import still
+app.py, app_pages/, ui/ and lab/ counts, those inside functions too: a deferred import still
 runs, just later, and a circle through one is still a circle.
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("ui", "lab")  # folders of modules; pages/ holds scripts (no __init__.py)
-PROJECT = {"app", "pages", *PACKAGES}  # the top-level names that are this project's
+PACKAGES = ("ui", "lab")  # folders of modules; app_pages/ holds scripts (no __init__.py)
+PROJECT = {"app", "app_pages", *PACKAGES}  # the top-level names that are this project's
 
 # Modules outside lab.figures that import Plotly, and why each may.
 PLOTLY_ALLOWED = {
@@ -24,14 +24,14 @@ PLOTLY_ALLOWED = {
     "ui.charts": "go.Figure in annotations",
     # serializes one figure of each kind as st.plotly_chart does (plotly.io.to_json), so
     # that Plotly's first-use validation happens in the warm-up, not in a first view
-    "ui.warmup": "plotly.io in the warm-up",
+    "ui.server.warmup": "plotly.io in the warm-up",
 }
 
 
 def project_files(root: Path = ROOT) -> dict[str, Path]:
-    """Module name -> file: app.py, pages/*.py and every module under ui/ and lab/."""
+    """Module name -> file: app.py, app_pages/*.py and every module under ui/ and lab/."""
     files = {"app": root / "app.py"} if (root / "app.py").is_file() else {}
-    files |= {f"pages.{p.stem}": p for p in sorted((root / "pages").glob("*.py"))}
+    files |= {f"app_pages.{p.stem}": p for p in sorted((root / "app_pages").glob("*.py"))}
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
@@ -115,7 +115,7 @@ def cycles(graph: dict[str, set[str]], limit: int = 50) -> list[list[str]]:
 
 
 def _layer(module: str) -> str:
-    return "pages" if module == "app" else module.split(".")[0]
+    return "app_pages" if module == "app" else module.split(".")[0]
 
 
 def test_the_graph_reads_every_kind_of_import(tmp_path):
@@ -123,7 +123,7 @@ def test_the_graph_reads_every_kind_of_import(tmp_path):
     a package's ``__init__``, and a module's own packages."""
     files = {
         "app.py": "from ui import frame\n",
-        "pages/a.py": "def f():\n    import lab.models.bert\n",
+        "app_pages/a.py": "def f():\n    import lab.models.bert\n",
         "ui/__init__.py": "",
         "ui/frame.py": "from . import state\nfrom .state import get\nimport streamlit as st\n",
         "ui/state.py": "from __future__ import annotations\nimport os\n",
@@ -139,7 +139,7 @@ def test_the_graph_reads_every_kind_of_import(tmp_path):
         (tmp_path / name).write_text(text)
     graph, external = imports(tmp_path)
     assert graph["app"] == {"ui", "ui.frame"}
-    assert graph["pages.a"] == {"lab", "lab.models", "lab.models.bert"}
+    assert graph["app_pages.a"] == {"lab", "lab.models", "lab.models.bert"}
     assert graph["ui.frame"] == {"ui.state"} and external["ui.frame"] == {"streamlit"}
     assert external["ui.state"] == {"os"}
     assert graph["lab.models"] == {"lab.models.bert"}
@@ -153,8 +153,8 @@ def test_the_real_graph_is_read():
     """The graph of this tree has the edges it must have (a parse that silently found
     nothing would pass every test below)."""
     graph, external = imports()
-    assert {"pages.bert", "ui.frame", "lab.figures", "lab.models"} <= set(graph)
-    assert "ui.charts" in graph["pages.bert"] and "lab.figures" in graph["ui.charts"]
+    assert {"app_pages.bert", "ui.frame", "lab.figures", "lab.models"} <= set(graph)
+    assert "ui.charts" in graph["app_pages.bert"] and "lab.figures" in graph["ui.charts"]
     assert "lab.models.bert" in graph["lab.models"]  # inside load()
     assert "streamlit" in external["ui.frame"] and "plotly" in external["lab.figures"]
 
@@ -165,7 +165,7 @@ def test_no_import_circles():
     assert not found, "import circles:\n" + "\n".join(" -> ".join(c + c[:1]) for c in found)
 
 
-@pytest.mark.parametrize("layer, forbidden", [("lab", {"ui", "pages"}), ("ui", {"pages"})])
+@pytest.mark.parametrize("layer, forbidden", [("lab", {"ui", "app_pages"}), ("ui", {"app_pages"})])
 def test_imports_flow_from_pages_to_ui_to_lab(layer, forbidden):
     graph, _ = imports()
     wrong = sorted(f"{m} -> {t}" for m, targets in graph.items() if _layer(m) == layer

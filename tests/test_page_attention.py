@@ -21,7 +21,7 @@ TABLE_PANELS = ("att_block_tbl", "att_head_tbl", "att_row_tbl")
 
 def page(tables: bool = True) -> AppTest:
     """The page, with its tables' panels open (as a link with ``att_head_tbl=1``... opens them)."""
-    at = AppTest.from_file(str(ROOT / "pages/attention.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app_pages/attention.py"), default_timeout=120)
     if tables:
         for key in TABLE_PANELS:
             at.query_params[key] = "1"
@@ -157,7 +157,7 @@ def test_a_table_is_built_only_while_its_panel_is_open(embedded_bert):
 
 
 def test_in_projector_mode_a_table_is_an_html_table_of_the_same_values(embedded_bert):
-    at = AppTest.from_file(str(ROOT / "pages/attention.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app_pages/attention.py"), default_timeout=120)
     at.query_params["att_head_tbl"], at.query_params["proj"] = "1", "1"
     at.run()
     box = at.get_by_key("att_head_matrix")
@@ -296,7 +296,7 @@ def test_model_view_takes_separate_key_tokens():
 
 
 def test_a_seed_off_the_inputs_scale_in_a_link_is_the_default():
-    at = AppTest.from_file(str(ROOT / "pages/attention.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app_pages/attention.py"), default_timeout=120)
     at.query_params["att_seed"] = "-5"
     at.run()
     assert not at.exception, [e.value for e in at.exception]

@@ -16,7 +16,7 @@ B = "A fisherman rested on the river bank at sunset."
 
 
 def run_page(**params) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages/bert.py"), default_timeout=240)
+    at = AppTest.from_file(str(ROOT / "app_pages/bert.py"), default_timeout=240)
     for k, v in params.items():
         at.query_params[k] = v
     return at.run()
@@ -295,11 +295,11 @@ def test_a_tf_hub_source_runs_through_the_same_page(hub_bert_dirs, monkeypatch):
 def test_sentences_survive_a_page_switch():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240).run()
     at.sidebar.text_area[0].input("Money in the bank.").run()
-    at.switch_page("pages/bert.py").run()
+    at.switch_page("app_pages/bert.py").run()
     assert not at.exception
     assert at.sidebar.text_area[0].value == "Money in the bank."
     assert at.pills[0].options[:3] == ["Money", "in", "the"]
-    at.switch_page("pages/home.py").run()
+    at.switch_page("app_pages/home.py").run()
     assert at.sidebar.text_area[0].value == "Money in the bank."
 
 

@@ -39,7 +39,7 @@ def curves(models, store, wa, wb, a=A, b=B, pool="first"):
 
 
 def run_page(**params) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages/compare.py"), default_timeout=600)
+    at = AppTest.from_file(str(ROOT / "app_pages/compare.py"), default_timeout=600)
     for k, v in params.items():
         at.query_params[k] = v
     return at.run()

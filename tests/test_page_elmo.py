@@ -32,7 +32,7 @@ def defaults_out(elmo):
 
 
 def run_page(**params) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages/elmo.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "app_pages/elmo.py"), default_timeout=300)
     for k, v in params.items():
         at.query_params[k] = v
     return at.run()

@@ -35,7 +35,7 @@ def reveal_and_check(at, key: str, right: str) -> None:
 
 @pytest.mark.parametrize("params", [{"quiz": "1"}, {"quiz": "1", "proj": "1"}])
 def test_bert_page_hides_the_curve_until_reveal(embedded_bert, params):
-    at = run("pages/bert.py", **params)
+    at = run("app_pages/bert.py", **params)
     assert not at.exception
     assert not at.get("plotly_chart") and not at.metric  # no figure, no value
     assert all("input_mask" in list(t.index) for t in tables(at))  # only the WordPiece tables
@@ -50,7 +50,7 @@ def test_bert_page_hides_the_curve_until_reveal(embedded_bert, params):
 
 
 def test_elmo_page_hides_the_bars_until_reveal(elmo, defaults_out):  # noqa: F811 - pytest fixtures
-    at = run("pages/elmo.py", quiz="1")
+    at = run("app_pages/elmo.py", quiz="1")
     assert not at.exception
     assert "each layer" not in titles(at) and "every word of" not in titles(at)
     assert not [t for t in tables(at) if list(t.index)[:1] == ["cosine"]]
@@ -65,5 +65,5 @@ def test_the_switch_lives_in_the_url_and_survives_a_page_switch():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
     at.sidebar.toggle[1].set_value(True).run()
     assert at.query_params["quiz"] == "1"
-    at.switch_page("pages/bert.py").run()
+    at.switch_page("app_pages/bert.py").run()
     assert at.sidebar.toggle[1].value is True and not at.get("plotly_chart")

@@ -21,7 +21,7 @@ def test_a_lesson_link_opens_its_view(link):
     url = urlsplit(link)
     page = url.path.strip("/")
     params = dict(parse_qsl(url.query))
-    at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "app_pages" / f"{page}.py"), default_timeout=300)
     for k, v in params.items():
         at.query_params[k] = v
     at.run()

@@ -17,7 +17,7 @@ PAGES = {
 
 
 def run_page(name: str, **params) -> AppTest:
-    at = AppTest.from_file(str(ROOT / f"pages/{name}.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / f"app_pages/{name}.py"), default_timeout=300)
     for k, v in params.items():
         at.query_params[k] = v
     return at.run()

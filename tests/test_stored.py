@@ -121,7 +121,7 @@ SMALL_CORPUS = ROOT / "tests" / "fixtures" / "small_corpus.txt"
 def run_page(cache: str, page: str = "bert") -> dict:
     env = dict(os.environ, LAB_STORED_RUNS="1", LAB_CACHE_DIR=cache, LAB_WARMUP="0", PYTHONPATH=str(ROOT),
                LAB_REFERENCE_CORPUS=str(SMALL_CORPUS))
-    done = subprocess.run([sys.executable, "-c", PAGE_RUN, f"pages/{page}.py", str(RIVER[page])], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-c", PAGE_RUN, f"app_pages/{page}.py", str(RIVER[page])], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -90,7 +90,8 @@ def test_the_warm_up_loads_both_models_serves_bert_and_freezes_the_heap():
     code = """
 import gc, json
 from lab import sources
-from ui import models, warmup
+from ui import models
+from ui.server import warmup
 warmup.start()
 warmup.first_page_done()  # as app.py says after its first run
 finished = warmup.done.wait(600)
@@ -105,7 +106,7 @@ print(json.dumps({"finished": finished, "errors": [bert_error, elmo_error], "ser
     assert done.returncode == 0, done.stderr[-3000:]
     facts = json.loads(done.stdout.strip().splitlines()[-1])
     assert facts["finished"] and facts["errors"] == [None, None] and facts["serving"]
-    from ui.warmup import DONE_LINE
+    from ui.server.warmup import DONE_LINE
 
     assert DONE_LINE in done.stderr, "the server's console (and the benchmarks) learn that it has ended"
     # what keeps each of Streamlit's collections cheap: the collector walks only what is new
@@ -113,7 +114,7 @@ print(json.dumps({"finished": finished, "errors": [bert_error, elmo_error], "ser
 
 
 def test_lab_warmup_0_turns_it_off(monkeypatch):
-    from ui import warmup
+    from ui.server import warmup
 
     monkeypatch.setenv("LAB_WARMUP", "0")
     assert not warmup.enabled()
@@ -127,7 +128,7 @@ def test_streamlit_keeps_tensorflow_kernels_between_runs(monkeypatch):
     import keras
     from streamlit.runtime.scriptrunner import script_runner
 
-    from ui import warmup
+    from ui.server import warmup
 
     cleared = []
     monkeypatch.setattr(keras.backend, "clear_session", lambda *a, **k: cleared.append(1))

@@ -1,7 +1,7 @@
 """The frame every page shares: the sidebar (sentences, model sources, projector mode).
 
 Each page calls ``frame()`` first, so the same sidebar is drawn whether the page runs
-under ``app.py``'s navigation or alone (``AppTest.from_file("pages/x.py")``).
+under ``app.py``'s navigation or alone (``AppTest.from_file("app_pages/x.py")``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from lab import sources
 from lab.tokenize import DEFAULT_A, DEFAULT_B, MAX_INPUT_CHARS, prepare_text
 from ui import state
 from ui.text import md_code, md_escape  # noqa: F401 - pages take them from here too
-from ui.route import through_app
 CUSTOM = "custom"
 
 _PROJECTOR_CSS = """
@@ -109,7 +108,6 @@ def _source_picker(family: str, title: str, shared: bool) -> tuple[str, list[str
 
 def frame(page_title: str) -> Frame:
     """Draw the shared sidebar and return its values; call once at the top of each page."""
-    through_app()  # pages call it before their imports; kept here for any page that does not
     state.link_notices()  # here, at the top: the link's values the page cannot show, and what it shows
     state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False, quiz=False)
     with st.sidebar:

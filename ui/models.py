@@ -20,7 +20,7 @@ from lab import models as lab_models
 from lab import serving, sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 from ui.frame import md_code, md_escape
-from ui.memory import freeze_heap
+from ui.server.memory import freeze_heap
 
 _LOG = logging.getLogger(__name__)
 
@@ -32,18 +32,18 @@ def load(family: str, source: str):
     """(model, None) or (None, message). Cached either way; never mutate the model.
 
     A loaded model lives as long as the server: the garbage collector is told to stop
-    walking it (``ui.memory.freeze_heap``), which keeps every later collection cheap.
+    walking it (``ui.server.memory.freeze_heap``), which keeps every later collection cheap.
     """
-    from ui.route import MODEL_MODULES, import_serially
+    from ui.server.imports import MODEL_MODULES, import_serially
 
     try:
-        import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.route)
+        import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.server.imports)
         loaded = lab_models.load(family, source)
         serve = getattr(loaded, "serve", None)  # the embedded BERT has it; a TF Hub BERT does not
         if serve and serving.enabled():
             # on a server no request waits for a trace or for XLA: the first one runs eagerly
             # (0.4 s instead of 4.1 s of tracing on the 2-core machine), and the warm-up then
-            # traces and compiles in the background (ui.warmup)
+            # traces and compiles in the background (ui.server.warmup)
             serve(())
         return loaded, None
     except Exception as exc:  # noqa: BLE001 - a broken model folder must not crash the page

@@ -1,7 +1,13 @@
-"""The pages of the app, in navigation order (used by app.py and the home page)."""
+"""The pages of the app, in navigation order (app.py's navigation and the home page's cards).
+
+Each page lives at its file's stem (``/bert``); the home page is the default, served at
+``/``, and a link to ``/home`` reaches a hidden page that switches to it, so that an old or
+hand-typed link works too."""
 
 from dataclasses import dataclass
 from pathlib import Path
+
+import streamlit as st
 
 
 @dataclass(frozen=True)
@@ -14,7 +20,7 @@ class PageInfo:
 
     @property
     def url_path(self) -> str:
-        """The file's stem: Streamlit's client checks a URL path against the pages/ folder."""
+        """The file's stem: the page's address."""
         return Path(self.path).stem
 
 
@@ -32,7 +38,7 @@ _BLURBS = {
 }
 
 PAGES = tuple(
-    PageInfo(f"pages/{stem}.py", title, icon, _BLURBS[stem], default=stem == "home")
+    PageInfo(f"app_pages/{stem}.py", title, icon, _BLURBS[stem], default=stem == "home")
     for stem, title, icon in (
         ("home", "Home", ":material/home:"),
         ("bert", "BERT WordPiece", ":material/extension:"),
@@ -41,3 +47,14 @@ PAGES = tuple(
         ("compare", "ELMo vs BERT", ":material/compare_arrows:"),
     )
 )
+
+
+def navigation():
+    """``st.navigation`` over ``PAGES`` and the hidden ``/home`` page."""
+    pages = {p: st.Page(p.path, title=p.title, icon=p.icon, default=p.default,
+                        url_path="index" if p.default else p.url_path)  # the default page lives at `/`
+             for p in PAGES}
+    home = next(page for p, page in pages.items() if p.default)
+    to_home = st.Page(lambda: st.switch_page(home), title="Home", url_path=next(p.url_path for p in PAGES if p.default),
+                      visibility="hidden")
+    return st.navigation([*pages.values(), to_home])

@@ -1,4 +1,4 @@
-"""ui.route: the modules a fresh server's sessions import one at a time."""
+"""ui.server.imports: the modules a fresh server's sessions import one at a time."""
 
 import ast
 import json
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ui import route
+from ui.server import imports as route
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,11 +25,11 @@ def top_level_imports(path: Path) -> set[str]:
     return names
 
 
-def through_app_modules(path: Path) -> set[str]:
-    """The modules a page names in its ``through_app(...)`` call (strings, or ``*MODEL_MODULES``)."""
+def before_page_modules(path: Path) -> set[str]:
+    """The modules a page names in its ``before_page(...)`` call (strings, or ``*MODEL_MODULES``)."""
     for node in ast.parse(path.read_text()).body:
         call = node.value if isinstance(node, ast.Expr) else None
-        if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "through_app":
+        if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "before_page":
             names = set()
             for arg in call.args:
                 if isinstance(arg, ast.Starred):
@@ -37,27 +37,27 @@ def through_app_modules(path: Path) -> set[str]:
                 else:
                     names.add(arg.value)
             return names
-    raise AssertionError(f"{path.name} never calls through_app()")
+    raise AssertionError(f"{path.name} never calls before_page()")
 
 
 def test_the_serial_imports_cover_every_module_a_page_imports():
-    ours = {"streamlit", "ui.route"}  # Streamlit is loaded before any script runs; route is where this happens
-    for page in sorted((ROOT / "pages").glob("*.py")):
-        missing = top_level_imports(page) - set(route.PAGE_MODULES) - through_app_modules(page) - ours
-        assert not missing, f"{page.name} imports {sorted(missing)} outside ui.route.PAGE_MODULES and its through_app()"
+    ours = {"streamlit", "ui.server.imports"}  # Streamlit is loaded before any script runs; route is where this happens
+    for page in sorted((ROOT / "app_pages").glob("*.py")):
+        missing = top_level_imports(page) - set(route.PAGE_MODULES) - before_page_modules(page) - ours
+        assert not missing, f"{page.name} imports {sorted(missing)} outside ui.server.imports.PAGE_MODULES and its before_page()"
 
 
 def test_the_pages_modules_leave_tensorflow_out():
     """What every page imports does not import TensorFlow (5-9 s): the home page needs none,
     and the BERT page draws a stored run without it. Model modules do import it."""
-    code = ("import sys; from ui import route; route.import_serially(); "
+    code = ("import sys; from ui.server import imports as route; route.import_serially(); "
             "assert 'tensorflow' not in sys.modules, 'PAGE_MODULES import TensorFlow'; "
             "import lab.tokenize, lab.vectors, lab.stored, lab.models; "
             "assert 'tensorflow' not in sys.modules, 'an output type imports TensorFlow'; "
             "route.import_serially(*route.MODEL_MODULES); assert 'tensorflow' in sys.modules")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     for page in ("bert.py", "compare.py", "home.py"):
-        assert not through_app_modules(ROOT / "pages" / page) & {"tensorflow"}, page
+        assert not before_page_modules(ROOT / "app_pages" / page) & {"tensorflow"}, page
 
 
 def test_import_serially_imports_whole_modules():

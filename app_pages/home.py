@@ -1,8 +1,8 @@
 """Home: what Context Lab shows, and where to start."""
 
-from ui.route import through_app
+from ui.server.imports import before_page
 
-through_app()  # first: the imports below take seconds on a server's first request (ui.route)
+before_page()  # first: the imports below take seconds on a fresh server (ui.server.imports)
 
 import streamlit as st
 

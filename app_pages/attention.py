@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ui.route import MODEL_MODULES, through_app
+from ui.server.imports import MODEL_MODULES, before_page
 
-through_app(*MODEL_MODULES)  # first: the imports below take seconds on a server's first request (ui.route)
+before_page(*MODEL_MODULES)  # first: the imports below take seconds on a fresh server (ui.server.imports)
 
 import pandas as pd
 import streamlit as st

@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from lab.serving import enabled
-from ui.memory import freeze_heap
+from ui.server.memory import freeze_heap
 
 _LOG = logging.getLogger(__name__)
 _started = threading.Event()
@@ -101,9 +101,9 @@ DONE_LINE = "Context Lab: start-up warm-up done"
 def _warm() -> None:
     t0 = time.monotonic()
     try:
-        from ui.route import import_serially
+        from ui.server.imports import import_serially
 
-        import_serially()  # not at the same time as a first session's imports (ui.route)
+        import_serially()  # not at the same time as a first session's imports (ui.server.imports)
         _warm_models()
         _warm_figures()
     except Exception:  # noqa: BLE001 - a failed warm-up only means a slower first view

@@ -3,9 +3,9 @@ model's state change the vectors."""
 
 from __future__ import annotations
 
-from ui.route import through_app
+from ui.server.imports import before_page
 
-through_app()  # first: the imports below take seconds on a server's first request (ui.route)
+before_page()  # first: the imports below take seconds on a fresh server (ui.server.imports)
 
 import pandas as pd
 import streamlit as st
