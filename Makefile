@@ -29,7 +29,7 @@ prepare: $(STAMP)
 
 run: $(STAMP)
 	$(PY) -m lab prepare || echo "(not prepared; the app computes these views when opened)"
-	$(PY) -m streamlit run app.py --server.port $(PORT)
+	$(PY) -m streamlit run serve.py --server.port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest tests

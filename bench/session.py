@@ -86,7 +86,7 @@ def parser(doc: str, **counts: int):
 
 @dataclass
 class Server:
-    """``streamlit run app.py`` on a free loopback port, from ``root`` (a checkout), on the
+    """``streamlit run serve.py`` on a free loopback port, from ``root`` (a checkout), on the
     embedded models, without stored runs (``env`` adds to or overrides the environment),
     its output in ``log`` (default: /tmp/lab-bench-PORT.log)."""
 
@@ -98,10 +98,11 @@ class Server:
     started: float = 0.0
     log: Path | None = None
     launcher: list[str] = field(default_factory=lambda: ["-m", "streamlit"])  # or a wrapper script
-    script: str = "app.py"  # the Streamlit script, relative to root or absolute (bench/click_floor.py serves another)
+    script: str = ""  # the script, relative to root or absolute (default: serve.py, or app.py in a checkout without it)
 
     def start(self, wait: bool = True) -> "Server":
         self.port = self.port or free_port()
+        self.script = self.script or ("serve.py" if (self.root / "serve.py").is_file() else "app.py")
         # no runs stored by earlier servers (lab.stored): a benchmark's new sentences are new
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", LAB_WARMUP="1",
                    LAB_STORED_RUNS="0", PYTHONPATH=str(self.root)) | self.env

@@ -31,8 +31,8 @@ def _require_browser() -> None:
 
 
 @contextlib.contextmanager
-def serve_app(tmp_path_factory, script: str = "app.py"):
-    """Start the app (or another ``script``) with `streamlit run` on a free port
+def serve_app(tmp_path_factory, script: str = ""):
+    """Start the app (serve.py, or another ``script``) with `streamlit run` on a free port
     (``bench.session.Server``); yield the ``Server`` (``.url`` its base URL, ``.log`` its
     output)."""
     _require_browser()

@@ -12,9 +12,9 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def failing_server(tmp_path_factory):
-    """tests/failing_page.py served on its own (with the repo's .streamlit/config.toml); yields
-    (base URL, server log)."""
-    with serve_app(tmp_path_factory, script="tests/failing_page.py") as srv:
+    """tests/failing_page.py served as serve.py serves the app (tests/failing_server.py, with
+    the repo's .streamlit/config.toml); yields (base URL, server log)."""
+    with serve_app(tmp_path_factory, script="tests/failing_server.py") as srv:
         yield srv.url, srv.log
 
 
@@ -41,7 +41,12 @@ def test_a_failing_page_and_section_show_the_apps_message(failing_server, page):
     assert_only_the_apps_message(page, 2)
     assert page.get_by_text("The page goes on after its section.").is_visible()
 
+    page.get_by_role("button", name="Break a callback").click()  # the server's handler (serve.py) reports it
+    wait_idle(page)
+    assert_only_the_apps_message(page, 1)
+
     server_log = log.read_text(errors="replace")
-    assert server_log.count("Traceback (most recent call last)") >= 2
+    assert server_log.count("Traceback (most recent call last)") >= 3
+    assert "KeyError: '/srv/lab/secret_callback.json'" in server_log
     assert "FileNotFoundError: /srv/lab/secret_model/saved_model.pb" in server_log
     assert "ZeroDivisionError: division by zero in /srv/lab/secret_section.py" in server_log

@@ -6,8 +6,10 @@ they can act on. Code runs at two depths, and each runs it inside ``guard``: app
 every page in it, ``ui.state.fragment`` every interactive section (a section's rerun does
 not pass through app.py). The server's log keeps the whole traceback.
 
-What escapes both (app.py's own lines, a plain widget callback) meets Streamlit's box with
-its details withheld (``client.showErrorDetails = "none"`` in .streamlit/config.toml).
+What escapes both (app.py's own lines, a widget's callback) reaches the server's handler
+(``on_script_error``, serve.py), which reports it the same way; under a bare `streamlit run
+app.py` it meets Streamlit's box with its details withheld (``client.showErrorDetails =
+"none"`` in .streamlit/config.toml).
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ def report(exc: BaseException) -> None:
     """Log ``exc`` with its traceback and show the app's message where the page is drawing."""
     _LOG.error("a view failed; the page showed the app's message instead", exc_info=exc)
     st.error(MESSAGE, icon=":material/error:")
+
+
+def on_script_error(exc: Exception) -> bool:
+    """``st.App``'s handler (serve.py) of an exception no ``guard`` caught: a widget's
+    callback, app.py's own lines. Reported as ``guard`` does; True: Streamlit shows nothing
+    of its own."""
+    report(exc)
+    return True
 
 
 @contextlib.contextmanager

@@ -1,0 +1,13 @@
+"""The server: Context Lab's app (app.py) as an ASGI app, `streamlit run serve.py`.
+
+Streamlit runs app.py for every session as it would under `streamlit run app.py`; this
+entry adds what only the server can: the app's own message for an exception no page
+caught, widget callbacks' included (``ui.errors.on_script_error``). Routes and middleware
+of the server's own go here too.
+"""
+
+import streamlit as st
+
+from ui.errors import on_script_error
+
+app = st.App("app.py", on_script_error=on_script_error)
