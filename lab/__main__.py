@@ -1,5 +1,7 @@
 """Command line: ``python -m lab info | report | export | fetch | baseline | prepare``.
 
+Every subcommand is registered here, each calling the lab module that does its work.
+
 TensorFlow's own log lines (oneDNN, CUDA, CPU features) and the full error behind a
 failure are shown with ``--verbose`` only.
 
@@ -25,6 +27,8 @@ import argparse
 import logging
 import os
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 
@@ -134,7 +138,9 @@ def cmd_prepare(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from lab import report  # imports TensorFlow: only the commands that run a model wait for it
+    from lab import (
+        report,  # imports TensorFlow: only the commands that run a model wait for it
+    )
 
     sections = report.build(args.a, args.b, args.word, args.seed, args.head, args.bert_source,
                             args.elmo_source, progress=lambda m: print(m, file=sys.stderr, flush=True))
@@ -143,6 +149,68 @@ def cmd_report(args) -> int:
         with open(args.html, "w", encoding="utf-8") as f:
             f.write(report.as_html(sections))
         print(f"wrote {args.html} (self-contained: opens offline)", file=sys.stderr)
+    return 0
+
+
+def _fetch_parser(sub) -> None:
+    p = sub.add_parser("fetch", help="download TF Hub models into a folder for offline use",
+                       description="Download TF Hub models into a folder in the TF Hub cache "
+                       "layout, check that the app's loaders run them, and print the environment "
+                       "lines that point the app at them with no network.")
+    p.add_argument("handles", nargs="*", metavar="HANDLE",
+                   help="TF Hub handles (default: the ELMo v3, BERT-base and preprocessor presets)")
+    p.add_argument("--dir", default=fetch.DEFAULT_DIR,
+                   help=f"the folder to fill, in the TF Hub cache layout (default: ./{fetch.DEFAULT_DIR})")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="seconds without data before a download gives up (default 60)")
+    p.add_argument("--max-time", type=float, default=3600.0,
+                   help="seconds one download may take in all (default 3600)")
+    p.set_defaults(fn=cmd_fetch)
+
+
+def cmd_fetch(args) -> int:
+    items = fetch.fetch(args.handles or fetch.default_handles(), Path(args.dir).expanduser().resolve(),
+                  args.timeout, args.max_time)
+    return 1 if any(f.error for f in items) else 0
+
+
+def _baseline_parser(sub) -> None:
+    p = sub.add_parser("baseline", help="per-layer anisotropy baselines and self-similarities",
+                       description="Print each model's anisotropy baseline per layer (mean cosine of "
+                       "random words from different sentences of the reference corpus) and the "
+                       "self-similarity of some words. The first run computes and caches them "
+                       "(LAB_CACHE_DIR, default ~/.cache/context-lab).")
+    p.add_argument("--model", choices=("bert", "elmo"), action="append",
+                   help="bert and/or elmo (default: both)")
+    p.add_argument("--source", default=None, help="model source for a single --model (default: the configured one)")
+    p.add_argument("--words", nargs="+", default=list(reference.DEMO_WORDS), help=f"words (default: {' '.join(reference.DEMO_WORDS)})")
+    p.add_argument("--index", action="store_true",
+                   help="first build (or read) each model's neighbour index of its top layer, the one the ELMo vs "
+                        "BERT page opens on, and with it every frequent word's self-similarity: run once on a "
+                        "classroom machine, the page's first view then computes nothing")
+    p.set_defaults(fn=cmd_baseline)
+
+
+def cmd_baseline(args) -> int:
+    from lab import models
+
+    families = args.model or ["bert", "elmo"]
+    store = reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
+    print(f"reference corpus: {store.corpus.path} ({len(store.corpus.sentences):,} sentences); "
+          f"baseline: {reference.BASELINE_PAIRS:,} random word pairs from {reference.BASELINE_SENTENCES} sentences; "
+          f"self-similarity: up to {reference.SELF_SIM_CONTEXTS} sentences, at least {reference.MIN_OCCURRENCES}")
+    for family in families:
+        model = models.load(family, args.source if len(families) == 1 else None)
+        print(f"\n{family}: computing or reading the cache in {store.folder} ...", file=sys.stderr, flush=True)
+        if args.index:
+            top = len(store.baseline(model).layer_names) - 1
+            t0 = time.perf_counter()
+            ix = store.index(model, top)
+            table = store.self_similarities(model)
+            print(f"\n{model.label}: neighbour index of {ix.layer_name}, {len(ix.rows):,} words "
+                  f"({ix.nbytes / 2**20:.1f} MB), and the self-similarity of {len(table.rows):,} words: "
+                  f"{time.perf_counter() - t0:.1f} s")
+        print("\n" + "\n".join(reference.baseline_table(store, model, args.words)))
     return 0
 
 
@@ -185,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--out", required=True, help="output .npz file")
     ex.add_argument("sentences", nargs="+")
     ex.set_defaults(fn=cmd_export)
-    fetch.add_parser(sub)
+    _fetch_parser(sub)
     rp = sub.add_parser("report", help="the nine experiments as text (and an offline HTML file)")
     rp.add_argument("--a", default=DEFAULT_A, help="sentence A")
     rp.add_argument("--b", default=DEFAULT_B, help="sentence B")
@@ -196,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--elmo-source", default=None, help="default: LAB_ELMO_SOURCE or the embedded model")
     rp.add_argument("--html", default=None, help="also write one self-contained HTML file with the figures")
     rp.set_defaults(fn=cmd_report)
-    reference.add_parser(sub)
+    _baseline_parser(sub)
     pp = sub.add_parser("prepare", help="store the views a class will open (default sentences, app links)",
                         description=prepare.__doc__.split("\n\n", 2)[-1])
     pp.add_argument("--source", default=None, help="BERT source (default: LAB_BERT_SOURCE or the embedded model)")

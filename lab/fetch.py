@@ -331,26 +331,3 @@ def fetch(handles: list[str], cache_dir: Path, timeout: float = 60.0, max_time: 
         for line in env_lines(cache_dir, good):
             say(f"  {line}")
     return items
-
-
-def add_parser(sub) -> None:
-    """The ``fetch`` subcommand, for ``lab.__main__``."""
-    p = sub.add_parser("fetch", help="download TF Hub models into a folder for offline use",
-                       description="Download TF Hub models into a folder in the TF Hub cache "
-                       "layout, check that the app's loaders run them, and print the environment "
-                       "lines that point the app at them with no network.")
-    p.add_argument("handles", nargs="*", metavar="HANDLE",
-                   help="TF Hub handles (default: the ELMo v3, BERT-base and preprocessor presets)")
-    p.add_argument("--dir", default=DEFAULT_DIR,
-                   help=f"the folder to fill, in the TF Hub cache layout (default: ./{DEFAULT_DIR})")
-    p.add_argument("--timeout", type=float, default=60.0,
-                   help="seconds without data before a download gives up (default 60)")
-    p.add_argument("--max-time", type=float, default=3600.0,
-                   help="seconds one download may take in all (default 3600)")
-    p.set_defaults(fn=cmd_fetch)
-
-
-def cmd_fetch(args) -> int:
-    items = fetch(args.handles or default_handles(), Path(args.dir).expanduser().resolve(),
-                  args.timeout, args.max_time)
-    return 1 if any(f.error for f in items) else 0

@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -577,46 +576,3 @@ def baseline_table(store: ReferenceStore, model, words: Sequence[str]) -> list[s
                                                                 for name, v in zip(base.layer_names, base.mean)))
     lines.append("self-similarity contexts: " + ", ".join(f"{s.word} {s.used} of {s.contexts}" for s in sims))
     return lines
-
-
-def add_parser(sub) -> None:
-    """The ``baseline`` subcommand, for ``lab.__main__``."""
-    p = sub.add_parser("baseline", help="per-layer anisotropy baselines and self-similarities",
-                       description="Print each model's anisotropy baseline per layer (mean cosine of "
-                       "random words from different sentences of the reference corpus) and the "
-                       "self-similarity of some words. The first run computes and caches them "
-                       "(LAB_CACHE_DIR, default ~/.cache/context-lab).")
-    p.add_argument("--model", choices=("bert", "elmo"), action="append",
-                   help="bert and/or elmo (default: both)")
-    p.add_argument("--source", default=None, help="model source for a single --model (default: the configured one)")
-    p.add_argument("--words", nargs="+", default=list(DEMO_WORDS), help=f"words (default: {' '.join(DEMO_WORDS)})")
-    p.add_argument("--index", action="store_true",
-                   help="first build (or read) each model's neighbour index of its top layer, the one the ELMo vs "
-                        "BERT page opens on, and with it every frequent word's self-similarity: run once on a "
-                        "classroom machine, the page's first view then computes nothing")
-    p.set_defaults(fn=cmd_baseline)
-
-
-def cmd_baseline(args) -> int:
-    import sys
-
-    from lab import models
-
-    families = args.model or ["bert", "elmo"]
-    store = ReferenceStore(load_corpus(), cache_dir())
-    print(f"reference corpus: {store.corpus.path} ({len(store.corpus.sentences):,} sentences); "
-          f"baseline: {BASELINE_PAIRS:,} random word pairs from {BASELINE_SENTENCES} sentences; "
-          f"self-similarity: up to {SELF_SIM_CONTEXTS} sentences, at least {MIN_OCCURRENCES}")
-    for family in families:
-        model = models.load(family, args.source if len(families) == 1 else None)
-        print(f"\n{family}: computing or reading the cache in {store.folder} ...", file=sys.stderr, flush=True)
-        if args.index:
-            top = len(store.baseline(model).layer_names) - 1
-            t0 = time.perf_counter()
-            ix = store.index(model, top)
-            table = store.self_similarities(model)
-            print(f"\n{model.label}: neighbour index of {ix.layer_name}, {len(ix.rows):,} words "
-                  f"({ix.nbytes / 2**20:.1f} MB), and the self-similarity of {len(table.rows):,} words: "
-                  f"{time.perf_counter() - t0:.1f} s")
-        print("\n" + "\n".join(baseline_table(store, model, args.words)))
-    return 0
