@@ -43,11 +43,11 @@ def style(projector: bool) -> dict:
         return {"font": 22, "title": 26, "tick": 20, "line": 6, "marker": 14, "cell_text": 18,
                 "scale": "Cividis", "diverging": "PuOr", "attention": "Cividis", "height": 560,
                 "title_chars": 70, "top": 96, "title_line": 46, "click_marker": 22, "colorbar": 24,
-                "cell_text_min": 13}
+                "cell_text_min": 13, "hover": 20}
     return {"font": 13, "title": 16, "tick": 12, "line": 2.5, "marker": 8, "cell_text": 11,
             "scale": "Viridis", "diverging": "RdBu", "attention": "Blues", "height": 420,
             "title_chars": 120, "top": 70, "title_line": 22, "click_marker": 16, "colorbar": 14,
-            "cell_text_min": 8}
+            "cell_text_min": 8, "hover": 12}
 
 
 def label(text: str) -> str:
@@ -100,7 +100,7 @@ def _look() -> dict:
         "paper_bgcolor": BACKGROUND, "plot_bgcolor": BACKGROUND, "colorway": list(COLOURWAY),
         "hovermode": "closest", "autotypenumbers": "strict",  # a token "1" stays a category
         "hoverlabel": {"bgcolor": BACKGROUND, "bordercolor": BORDER_COLOUR, "align": "left",
-                       "font": {"family": FONT_FAMILY, "color": TEXT_COLOUR, "size": 12}},
+                       "font": {"family": FONT_FAMILY, "color": TEXT_COLOUR}},
         "legend": {"font": {"color": LEGEND_COLOUR}, "bordercolor": "rgba(0,0,0,0)", "borderwidth": 0, "valign": "top"},
         "margin": {"pad": 8},
         "xaxis": _merged(axis, {"showgrid": False, "zeroline": False, "title": {"standoff": 20}}),
@@ -177,6 +177,7 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
         "height": s["height"],
         "margin": {"l": 10, "r": margin_right, "t": s["top"] + s["title_line"] * (n_lines - 1) + margin_top, "b": 10},
         "legend": {"font": {"size": s["font"]}},
+        "hoverlabel": {"font": {"size": s["hover"]}},
     } | layout
     # Axis titles and the legend at the page's type size: Streamlit's chart theme would
     # otherwise keep them small (in projector mode too).

@@ -114,6 +114,16 @@ def test_projector_style_is_bigger():
         figures.layer_curve(["e", "1"], {"s": [1.0]}, "T", "M")
 
 
+def test_projector_hover_labels_are_larger():
+    def hover(projector):
+        return figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M", projector=projector).layout.hoverlabel
+
+    normal, big = hover(False), hover(True)
+    assert big.font.size > normal.font.size >= 12
+    assert big.font.family == normal.font.family == figures.FONT_FAMILY  # the look's font, only larger
+    assert big.bgcolor == figures.BACKGROUND  # the look's box kept
+
+
 def test_model_view_and_lines():
     attn = np.random.default_rng(0).dirichlet(np.ones(3), size=(2, 4, 3))  # (L, H, T, T)
     fig = figures.model_view(attn, ["a", "b", "c"], "T", "M")
