@@ -1,9 +1,10 @@
 """``ui.frame``'s pure helpers."""
 
 import numpy as np
-
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Widget
 
+from tests.conftest import ROOT
 from tests.specs import grid_formats
 from ui.frame import decimals
 
@@ -33,3 +34,12 @@ def test_a_grid_prints_its_numbers_with_the_decimals_the_page_rounded_to():
     # the grid would print each number as short as it goes: 0.798 under 0.9629, 1 for 1.0000
     at = AppTest.from_function(_grid_page).run()
     assert grid_formats(at.dataframe[0]) == {"cosine": "%.4f"}  # whole numbers stay as they are
+
+
+def test_the_classroom_switches_come_first_in_the_sidebar():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # the home page
+    assert not at.exception
+    widgets = [e for e in at.sidebar if isinstance(e, Widget)]
+    assert [w.label for w in widgets[:2]] == ["Projector mode", "Quiz mode"]
+    assert [w.type for w in widgets[:2]] == ["toggle", "toggle"]
+    assert widgets[2].label == "Sentence A"

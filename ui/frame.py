@@ -112,6 +112,14 @@ def frame(page_title: str) -> Frame:
     state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False, quiz=False)
     with st.sidebar:
         st.markdown("### Context Lab")
+        # the classroom switches first: a teacher reaches them before the sentences and models
+        projector = state.widget(st.toggle, "proj", "Projector mode",
+                                 help="Large type, thick lines, colour-blind-safe high-contrast colours. On a screen "
+                                      "under 1280 px wide (a 1024-px projector), close this sidebar once the "
+                                      "sentences are in: the figures need the room.")
+        quiz = state.widget(st.toggle, "quiz", "Quiz mode",
+                            help="Main figures stay hidden behind a question built from their numbers "
+                                 "until you press Reveal.")
         st.caption("Type two sentences, then click words on the page.")
         state.widget(st.text_area, "a", "Sentence A", height=80)
         state.widget(st.text_area, "b", "Sentence B", height=80)
@@ -121,13 +129,6 @@ def frame(page_title: str) -> Frame:
         elmo_source, elmo_notes = _source_picker("elmo", "ELMo", shared)
         if shared:
             st.caption(":material/groups: Shared server: the models are set by whoever runs it.")
-        projector = state.widget(st.toggle, "proj", "Projector mode",
-                                 help="Large type, thick lines, colour-blind-safe high-contrast colours. On a screen "
-                                      "under 1280 px wide (a 1024-px projector), close this sidebar once the "
-                                      "sentences are in: the figures need the room.")
-        quiz = state.widget(st.toggle, "quiz", "Quiz mode",
-                            help="Main figures stay hidden behind a question built from their numbers "
-                                 "until you press Reveal.")
         st.caption("The address bar holds this view: bookmark or share it to reopen it as is.")
     if projector:
         st.markdown(_PROJECTOR_CSS, unsafe_allow_html=True)  # our own CSS, no user text
