@@ -12,7 +12,7 @@ import streamlit as st
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
 from ui import charts, clicks, models, state
-from ui.frame import frame, md_escape, pill_labels, plain_table, show_input_messages, show_table
+from ui.frame import explain, frame, md_escape, pill_labels, plain_table, show_input_messages, show_table
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
 # the browser, and nobody reads that many labels anyway.
@@ -66,11 +66,11 @@ def block_run(sentences: tuple[str, ...], seed: int, use_mask: bool):
 @state.fragment
 def minimal_block() -> None:
     st.header("1 · One Transformer block and its padding mask")
-    st.markdown(
+    explain(
         "The two sentences go in as **one batch**, so the shorter one is filled up with `[PAD]` "
         "(id 0). The **padding mask** (1 = real token, 0 = padding) becomes a bias of −10⁹ on "
         "the padded keys before the softmax, so no token attends to padding: those columns "
-        "are exactly 0. Turn the mask off to see attention leak into the padding.")
+        "are exactly 0. Turn the mask off to see attention leak into the padding.", fr.projector)
     c1, c2, c3, c4 = _controls([2, 2, 3, 3])
     with c1:
         seed = state.widget(st.number_input, "att_seed", "Seed", min_value=0, max_value=2**31 - 1,

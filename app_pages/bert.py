@@ -13,7 +13,7 @@ import streamlit as st
 from lab import analysis, figures, quiz, views
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
+from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
 
 MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
 
@@ -41,9 +41,9 @@ for name, cut in zip("AB", out.truncated):
 
 def wordpieces() -> None:
     st.header("1 · Word pieces and model inputs")
-    st.markdown("`##` marks a piece that continues the word before it. `[CLS]` opens every input "
-                "and `[SEP]` closes it; `[PAD]` fills the shorter sentence up to the batch length, "
-                "and `input_mask` = 0 tells the model to ignore it.")
+    explain("`##` marks a piece that continues the word before it. `[CLS]` opens every input "
+            "and `[SEP]` closes it; `[PAD]` fills the shorter sentence up to the batch length, "
+            "and `input_mask` = 0 tells the model to ignore it.", fr.projector)
     T = out.mask.shape[1]
     for b, name in enumerate("AB"):
         st.subheader(f"Sentence {name}")

@@ -15,7 +15,7 @@ from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
-from ui.frame import frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
+from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
@@ -59,9 +59,9 @@ def mini_note() -> None:
         text += (f" On “{bank['sentence_a']}” / “{bank['sentence_b']}”, the two “{bank['word']}”s have "
                  f"cosine {std['cosine']:.2f} at `{std['layer']}` and {ctx['cosine']:.2f} in the context-only "
                  f"view of `{CONTEXT_OF[ctx['layer']]}`.")
-    st.info(text + (" Expect the two senses of “bank” to stay close here." if weak else "")
+    explain(text + (" Expect the two senses of “bank” to stay close here." if weak else "")
             + " For the real ELMo, choose ELMo v3 (TF Hub) or a local copy in the sidebar’s ELMo menu "
-            "(model card: `lab/assets/elmo_mini/MODEL_CARD.md`).")
+            "(model card: `lab/assets/elmo_mini/MODEL_CARD.md`).", fr.projector, st.info)
 
 
 def read_tokens() -> tuple[tuple[str, ...], ...]:
@@ -111,10 +111,10 @@ def sentence_vs_tokens() -> None:
     show_table(pd.DataFrame([{"output": r.name, "shape": str(r.shape), "norm": r.norm,
                               "first values": ", ".join(f"{v:+.3f}" for v in r.first)} for r in sv.rows]),
                hide_index=True, projector=fr.projector, key="elmo_default_vs_tokens")
-    st.markdown(f"Cosine of the two `default` vectors: **{sv.default_cosine:.3f}**. "
-                "Use `default` (the mean of `elmo` over a sentence's real words) to compare or classify "
-                "whole sentences; use the token-level `elmo` tensor for anything about single words, "
-                "such as word senses or tagging.")
+    st.markdown(f"Cosine of the two `default` vectors: **{sv.default_cosine:.3f}**.")
+    explain("Use `default` (the mean of `elmo` over a sentence's real words) to compare or classify "
+            "whole sentences; use the token-level `elmo` tensor for anything about single words, "
+            "such as word senses or tagging.", fr.projector)
 
 
 inspect()

@@ -1,6 +1,7 @@
 """``ui.frame``'s pure helpers."""
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Widget
 
@@ -34,6 +35,30 @@ def test_a_grid_prints_its_numbers_with_the_decimals_the_page_rounded_to():
     # the grid would print each number as short as it goes: 0.798 under 0.9629, 1 for 1.0000
     at = AppTest.from_function(_grid_page).run()
     assert grid_formats(at.dataframe[0]) == {"cosine": "%.4f"}  # whole numbers stay as they are
+
+
+def _explained_page():
+    import streamlit as st
+
+    from ui.frame import explain
+
+    projector = st.session_state["projector"]
+    explain("A long explanation.", projector)
+    explain("A long notice.", projector, st.info)
+
+
+@pytest.mark.parametrize("projector", [False, True])
+def test_a_long_explanation_folds_into_explain_in_projector_mode(projector):
+    at = AppTest.from_function(_explained_page)
+    at.session_state["projector"] = projector
+    at.run()
+    assert [m.value for m in at.markdown] == ["A long explanation."] and [i.value for i in at.info] == ["A long notice."]
+    folded = [e for e in at.expander if e.label == "Explain"]
+    assert len(folded) == (2 if projector else 0)  # one expander each, closed at first
+    if projector:
+        assert [m.value for m in folded[0].markdown] == ["A long explanation."]
+        assert [i.value for i in folded[1].info] == ["A long notice."]
+        assert not any(e.proto.expanded for e in folded)
 
 
 def test_the_classroom_switches_come_first_in_the_sidebar():

@@ -321,3 +321,16 @@ def test_each_of_a_repeated_word_can_be_selected(embedded_bert):
     # the labels read the same: the later ones end in zero-width spaces
     assert [o.replace("\u200b", "") for o in at.pills[0].options] == ["I", "sat", "on", "the", "bank", "near", "the",
                                                                       "bank", "."]
+
+
+def test_in_projector_mode_the_long_explanation_folds_into_explain(defaults_out):
+    def shown(block):
+        return [m for m in block.markdown if m.value.startswith("`##` marks a piece")]
+
+    at = run_page()
+    assert len(shown(at)) == 1 and not [e for e in at.expander if e.label == "Explain"]
+    at.toggle(key="_w_proj").set_value(True).run()
+    assert not at.exception
+    (folded,) = [e for e in at.expander if shown(e)]
+    assert folded.label == "Explain"
+    assert at.get("plotly_chart") and not folded.get("plotly_chart")  # the figures stay on the page

@@ -146,6 +146,18 @@ def frame(page_title: str) -> Frame:
                  tuple(problems), tuple(notices))
 
 
+def explain(text: str, projector: bool, show=st.markdown) -> None:
+    """A page's long explanation (Markdown): shown as it is normally; in projector mode folded
+    into an "Explain" expander, so that the figure it explains fits on the first screen in
+    the large type. ``show`` draws it (``st.info`` for a notice). Not for use inside another
+    expander (Streamlit does not nest them)."""
+    if projector:
+        with st.expander("Explain", icon=":material/info:"):
+            show(text)
+    else:
+        show(text)
+
+
 def show_input_messages(fr: Frame) -> None:
     """Show what is wrong with the input (and stop the page), or what was changed in it."""
     for note in fr.notices:
