@@ -1,5 +1,7 @@
-"""The README's lesson links open the views they describe (each page run with the link's
-query string: no error, no warning, and every setting in the link kept)."""
+"""The README's lesson is the app's (``lab.lesson``, drawn by the Lesson page): the same steps
+and links. Each link opens the view it describes: its page run with the link's query string
+shows no error and no warning, keeps every setting of the link, and has the state the
+demo's question is about."""
 
 import re
 from urllib.parse import parse_qsl, urlsplit
@@ -7,18 +9,57 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lab.lesson import DEMOS, Demo
 from tests.conftest import ROOT
 
-LINKS = re.findall(r"\]\((http://localhost:8501/[^)\s]+)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+LESSON = README.split("## A 20-minute lesson", 1)[1].split("\n## ", 1)[0]
+LINKS = re.findall(r"\]\((http://localhost:8501/[^)\s]+)\)", README)
 
 
-def test_the_lesson_has_links():
-    assert len(LINKS) >= 4
+def test_the_readme_lesson_is_the_apps():
+    assert LINKS == [d.url() for d in DEMOS]  # the README's only app links are the lesson's
+    for i, d in enumerate(DEMOS, start=1):
+        assert f"{i}. **{d.title}** ({d.minutes} min) —\n   [{d.view}]({d.url()})" in LESSON
+        assert f'Ask: *"{d.question}"*' in " ".join(LESSON.split())  # however the README wraps it
 
 
-@pytest.mark.parametrize("link", LINKS)
-def test_a_lesson_link_opens_its_view(link):
-    url = urlsplit(link)
+def _word(at: AppTest, label: str) -> str:
+    (pills,) = [p for p in at.pills if p.label == label]
+    return pills.options[pills.value].replace("\u200b", "")
+
+
+def _bank_in_both(at):
+    assert (_word(at, "Word in sentence A"), _word(at, "Word in sentence B")) == ("bank", "bank")
+
+
+def _bat_in_both(at):
+    assert (_word(at, "Word in sentence A"), _word(at, "Word in sentence B")) == ("bat", "bat")
+
+
+def _mask_off(at):
+    assert at.toggle(key="_w_att_mask").value is False
+    assert any(e.value.startswith("Mask off") for e in at.error)  # the notice the demo points at
+
+
+def _pair_a_to_b(at):
+    assert at.segmented_control(key="_w_att_mode").value == "pair"
+    assert at.segmented_control(key="_w_att_filter").value == "ab"
+    assert [p.label for p in at.pills] == ["Query token"]
+
+
+# what each demo's question is about, by title
+STATE = {"One word, two meanings": _bank_in_both, "Characters don't know the context": _bat_in_both,
+         "Padding must be masked": _mask_off, "One sentence looks at the other": _pair_a_to_b}
+
+
+def test_every_demo_has_its_state_check():
+    assert set(STATE) == {d.title for d in DEMOS}
+
+
+@pytest.mark.parametrize("demo", DEMOS, ids=lambda d: d.title)
+def test_a_lesson_link_opens_its_view(demo: Demo):
+    url = urlsplit(demo.url())
     page = url.path.strip("/")
     params = dict(parse_qsl(url.query))
     at = AppTest.from_file(str(ROOT / "app_pages" / f"{page}.py"), default_timeout=300)
@@ -30,3 +71,5 @@ def test_a_lesson_link_opens_its_view(link):
     assert not problems  # (the mask-off demo's red notice is the point of that demo)
     for k, v in params.items():
         assert at.query_params.get(k) == v, f"{k} is not kept"
+    assert at.sidebar.toggle(key="_w_proj").value is True  # every demo is shown in projector mode
+    STATE[demo.title](at)

@@ -26,6 +26,7 @@ class PageInfo:
 
 _BLURBS = {
     "home": "What this lab shows and how to use it.",
+    "lesson": "A 20-minute lesson in four demos: ask each question, then open the view that answers it.",
     "bert": "How BERT cuts text into word pieces, and how one word's vector changes layer by layer in "
             "two sentences.",
     "elmo": "What each ELMo layer does to a word, the scalar mix that blends them, and why ELMo vectors "
@@ -41,6 +42,7 @@ PAGES = tuple(
     PageInfo(f"app_pages/{stem}.py", title, icon, _BLURBS[stem], default=stem == "home")
     for stem, title, icon in (
         ("home", "Home", ":material/home:"),
+        ("lesson", "Lesson", ":material/school:"),
         ("bert", "BERT WordPiece", ":material/extension:"),
         ("elmo", "ELMo layers", ":material/layers:"),
         ("attention", "Transformer attention", ":material/hub:"),
