@@ -67,7 +67,7 @@ def test_a_run_without_attentions_keeps_everything_else(embedded_bert):
 
 
 def test_parity_with_hugging_face_bert(embedded_bert):
-    ref = np.load(ROOT / "tests/fixtures/bert_reference.npz")
+    ref = np.load(ROOT / "tests/fixtures/bert_parity.npz")
     out = embedded_bert.encoder(ref["input_ids"], ref["attention_mask"], np.zeros_like(ref["input_ids"]))
     assert ref["input_ids"].shape[0] >= 4 and (ref["attention_mask"] == 0).any()  # padding included
     hidden_diff = np.abs(out.hidden_states - ref["hidden_states"]).max()

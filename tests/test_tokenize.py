@@ -50,7 +50,7 @@ def test_pack_single_and_pair_like_the_hub_preprocessor(toy):
 
 
 def test_real_vocab_matches_reference_tokenizer(embedded_bert):
-    ref = np.load(ROOT / "tests/fixtures/bert_reference.npz")
+    ref = np.load(ROOT / "tests/fixtures/bert_parity.npz")
     tok = embedded_bert.tokenizer
     packed = tok.pack(tok.encode([str(s) for s in ref["sentences"]]))
     np.testing.assert_array_equal(packed["input_word_ids"], ref["input_ids"])

