@@ -212,6 +212,36 @@ def plain_text(text: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", text))
 
 
+# The toolbar camera's PNG: this wide whatever the chart's width on the screen, as high as
+# the figure, at twice the resolution. The figures are laid out for a plot ``PLOT_WIDTH``
+# wide and up, so a wider image only has room to spare.
+EXPORT_WIDTH = 1200  # px
+EXPORT_SCALE = 2
+
+
+def title_of(fig: go.Figure) -> str:
+    """The figure's title as text (its lines joined; the model line below it, in ``<sup>``,
+    is left out)."""
+    lines = (fig.layout.title.text or "").split("<br>")
+    return plain_text(" ".join(line for line in lines if not line.startswith("<sup>")))
+
+
+def file_name(text: str) -> str:
+    """A safe file name from a figure's title: 'Cosine of A "bank"…' -> 'cosine-of-a-bank'."""
+    slug = re.sub(r"[^\w]+", "-", text.casefold(), flags=re.ASCII).strip("-")
+    return slug[:60].rstrip("-") or "figure"
+
+
+def export_config(fig: go.Figure, name: str = "figure") -> dict:
+    """Plotly's ``config`` for ``fig``, on a page or in the report: no Plotly logo link (it
+    would leave the app), and the toolbar's camera saves a PNG ``EXPORT_WIDTH`` px wide and
+    as high as the figure, at ``EXPORT_SCALE`` times that, named after its title (``name``
+    for a figure without one). Plotly draws that image in the browser, so it works offline."""
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "filename": file_name(title_of(fig) or name),
+                                     "width": EXPORT_WIDTH, "height": fig.layout.height, "scale": EXPORT_SCALE}}
+
+
 def text_width(text: str, size: float) -> float:
     """A generous estimate of ``text``'s width in pixels at font ``size``: the widest line
     of a Plotly label (``<br>`` breaks lines, tags are dropped, entities are one character)."""

@@ -292,7 +292,10 @@ def as_text(sections: list[Section]) -> str:
 
 
 def as_html(sections: list[Section], title: str = "Context Lab report") -> str:
-    """One self-contained page: text escaped, plotly.js inline once (opens offline)."""
+    """One self-contained page: text escaped, plotly.js inline once (opens offline); each
+    figure's camera saves the PNG a page's chart does (``figures.export_config``)."""
+    from lab import figures
+
     parts, js = [], True
     for s in sections:
         parts.append(f"<h2>{html.escape(s.title)}</h2>")
@@ -303,7 +306,7 @@ def as_html(sections: list[Section], title: str = "Context Lab report") -> str:
                                             f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in t.rows)
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         for fig in s.figures:
-            parts.append(fig.to_html(full_html=False, include_plotlyjs=js, config={"displaylogo": False}))
+            parts.append(fig.to_html(full_html=False, include_plotlyjs=js, config=figures.export_config(fig)))
             js = False
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;margin:1em 0;font-size:.9em;display:block;overflow-x:auto}"

@@ -327,6 +327,43 @@ def test_margins_fit_the_labels_so_plotly_need_not_measure_them():
     assert curve.layout.margin.b > figures.style(False)["tick"] + figures.style(False)["font"]
 
 
+def test_every_figure_exports_one_png_size_named_after_its_title():
+    for fig in _every_kind_of_figure():
+        config = figures.export_config(fig, "key")
+        assert config == {"displaylogo": False,
+                          "toImageButtonOptions": {"format": "png", "filename": "t", "width": figures.EXPORT_WIDTH,
+                                                   "height": fig.layout.height, "scale": figures.EXPORT_SCALE}}
+    fig = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, 'Cosine of A "bank" and B "bank"', "M")
+    assert figures.export_config(fig)["toImageButtonOptions"]["filename"] == "cosine-of-a-bank-and-b-bank"
+    untitled = go.Figure(layout={"height": 300})
+    assert figures.export_config(untitled, "bert_curve")["toImageButtonOptions"]["filename"] == "bert_curve"
+
+
+def _two_charts():
+    import numpy as np
+
+    from lab import figures
+    from ui import charts
+
+    charts.show(figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, 'Cosine of A "bank"', "M"), key="titled")
+    charts.show(figures.heatmap(np.eye(2), ["a", "b"], ["c", "d"], "", "M", projector=True), key="bert_ab")
+
+
+def test_a_page_s_charts_carry_the_export_config():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_two_charts).run()
+    shown = {el.key: (json.loads(el.proto.spec)["layout"]["height"], json.loads(el.proto.config))
+             for el in at.get("plotly_chart")}
+    assert {key: config["toImageButtonOptions"]["filename"] for key, (_, config) in shown.items()} == {
+        "titled": "cosine-of-a-bank", "bert_ab": "bert_ab"}  # the title, or the chart's key
+    for height, config in shown.values():
+        assert config["toImageButtonOptions"] | {"filename": ""} == {
+            "format": "png", "filename": "", "width": figures.EXPORT_WIDTH, "height": height,
+            "scale": figures.EXPORT_SCALE}
+        assert config["displaylogo"] is False
+
+
 def test_text_width_estimates():
     w = figures.text_width
     assert w("WWW", 12) > w("iii", 12)  # wide and narrow letters
@@ -345,13 +382,11 @@ def test_long_tokens_are_cut_on_the_axis_but_whole_in_the_hover():
 
 
 def test_long_titles_wrap_and_keep_their_words():
-    from ui.charts import title_of
-
     title = "Your pair (sentences A and B, the selected words) among the sense pairs, at each model's best layer"
     fig = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, title, "M", projector=True)
     heading = [line for line in fig.layout.title.text.split("<br>") if not line.startswith("<sup>")]
     assert len(heading) > 1 and all(len(line) <= 0.65 * figures.style(True)["title_chars"] for line in heading)
-    assert title_of(fig) == title  # the PNG's file name still comes from the whole title
+    assert figures.title_of(fig) == title  # the PNG's file name still comes from the whole title
     one_line = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, title, "M", projector=False)
     assert one_line.layout.margin.t < fig.layout.margin.t
 

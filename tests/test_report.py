@@ -1,5 +1,6 @@
 """`python -m lab report`: the nine experiments, with numbers equal to lab's."""
 
+import json
 import re
 
 import numpy as np
@@ -125,6 +126,10 @@ def test_cli_writes_a_self_contained_html_file(tmp_path, capsys):
     assert not re.search(r"<script[^>]*\bsrc=", page)  # plotly.js is inline: the file opens offline
     assert "plotly.js v" in page
     assert page.count("Plotly.newPlot") == 5 and len(page) > 3_000_000
+    # each figure's camera saves the PNG a page's chart does (figures.export_config)
+    exports = [json.loads(m) for m in re.findall(r'"toImageButtonOptions": (\{[^}]*\})', page)]
+    assert len(exports) == 5 and {(e["width"], e["scale"], e["format"]) for e in exports} == {(1200, 2, "png")}
+    assert "bert-cosine-of-a-bank-and-b-bank-at-every-layer" in [e["filename"] for e in exports]
 
 
 def test_cli_says_when_the_word_is_missing(capsys):

@@ -2,52 +2,31 @@
 toolbar), and a run's vectors download through ``vectors_button``. Tables download as CSV
 from their own toolbar (``ui.frame.show_table``).
 
-The toolbar's camera button saves the figure as a PNG named after the figure's title at twice the screen resolution; Plotly draws that image in the
-browser, so it works offline. The Plotly logo link is left out (it would leave the app).
+The toolbar's camera button saves the figure as a PNG of one size for all figures, named
+after the figure's title (``figures.export_config``); the Plotly logo link is left out.
 """
 
 from __future__ import annotations
-
-import re
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 from lab import figures
-from lab.figures import plain_text
-
-
-def file_name(text: str) -> str:
-    """A safe file name from a figure's title: 'Cosine of A "bank"…' -> 'cosine-of-a-bank'."""
-    slug = re.sub(r"[^\w]+", "-", text.casefold(), flags=re.ASCII).strip("-")
-    return slug[:60].rstrip("-") or "figure"
-
-
-def toolbar(name: str) -> dict:
-    """Plotly's ``config`` for a chart called ``name``."""
-    return {"displaylogo": False,
-            "toImageButtonOptions": {"format": "png", "filename": file_name(name), "scale": 2}}
-
-
-def title_of(fig: go.Figure) -> str:
-    """The figure's title as text (its lines joined; the model line below it, in ``<sup>``,
-    is left out)."""
-    lines = (fig.layout.title.text or "").split("<br>")
-    return plain_text(" ".join(line for line in lines if not line.startswith("<sup>")))
 
 
 def show(fig: go.Figure, key: str, **kwargs):
-    """``st.plotly_chart`` with the app's toolbar, the image named after the figure's title;
-    ``kwargs`` as for ``st.plotly_chart`` (``on_select``, ``selection_mode``...). The
-    figures carry their own look (``figures._look``) and are shown without Streamlit's
-    chart theme, which the browser applies to a copy of each new figure after drawing it:
-    Plotly then drew every new chart a second time. A heatmap's printed values are fitted
-    to the chart's width as drawn (``fit_cell_text``)."""
+    """``st.plotly_chart`` with the app's toolbar (``figures.export_config``: the camera's PNG
+    named after the figure's title, or ``key``); ``kwargs`` as for ``st.plotly_chart``
+    (``on_select``, ``selection_mode``...). The figures carry their own look
+    (``figures._look``) and are shown without Streamlit's chart theme, which the browser
+    applies to a copy of each new figure after drawing it: Plotly then drew every new chart
+    a second time. A heatmap's printed values are fitted to the chart's width as drawn
+    (``fit_cell_text``)."""
     fit = figures.cell_text_fit(fig)
     if fit is not None:
         fit_cell_text(key, fit)
-    return st.plotly_chart(fig, key=key, config=toolbar(title_of(fig) or key), theme=None, **kwargs)
+    return st.plotly_chart(fig, key=key, config=figures.export_config(fig, key), theme=None, **kwargs)
 
 
 def fit_cell_text(chart_key: str, fit: dict) -> None:
@@ -152,7 +131,7 @@ def preload():
         st.markdown(f"<style>:has(> .st-key-{PRELOAD_KEY}) {{position: absolute; width: 600px; height: 0; "
                     f"overflow: hidden; visibility: hidden; pointer-events: none}} .st-key-{PRELOAD_KEY} "
                     "{width: 600px}</style>", unsafe_allow_html=True)
-        st.plotly_chart(fig, key=f"{PRELOAD_KEY}_chart", config=toolbar("loading"), theme=None)
+        st.plotly_chart(fig, key=f"{PRELOAD_KEY}_chart", config={"displaylogo": False}, theme=None)
         st.dataframe({"token": ["a", "b"], "cosine": [0.5, -0.25]}, key=f"{PRELOAD_KEY}_table")
     return slot
 
