@@ -444,9 +444,11 @@ def bar_by_layer(
     projector: bool = False, y_title: str = "cosine similarity", groups: Sequence[int] | None = None,
     baseline: Sequence[float] | None = None,
 ) -> go.Figure:
-    """One bar per layer, value printed on the bar; ``groups`` (one int per bar) colours
+    """One bar per layer, value printed beyond its end; ``groups`` (one int per bar) colours
     kinds of layers apart (e.g. 1 for views that are not model outputs); ``baseline``, one
-    value per bar (NaN: none), draws each bar's baseline as a dark line across the bar."""
+    value per bar (NaN: none), draws each bar's baseline as a dark line across the bar, and
+    a value whose baseline lies beyond its bar's end is printed beyond the line instead
+    (``_value_labels``)."""
     s = style(projector)
     values = np.asarray(values, float)
     if values.shape != (len(layer_names),):
@@ -457,16 +459,15 @@ def bar_by_layer(
     names = [label(n) for n in layer_names]
     x = list(range(len(values)))  # numbers, so that a baseline can span its bar (width 0.8)
     traces = [go.Bar(
-        x=x, y=values, text=[f"{v:.3f}" for v in values], textposition="outside", width=0.8,
-        marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
-        marker_line={"color": BACKGROUND, "width": 0.5}, textfont_size=s["cell_text"],
+        x=x, y=values, width=0.8, marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
+        marker_line={"color": BACKGROUND, "width": 0.5},
         name=y_title, customdata=names, hovertemplate="%{customdata}: %{y:.3f}<extra></extra>",
     )]
     low = values.min()
+    base = np.full(values.shape, np.nan) if baseline is None else np.asarray(baseline, float)
+    if base.shape != values.shape:
+        raise ValueError(f"{base.shape} baselines for {len(values)} bars")
     if baseline is not None:
-        base = np.asarray(baseline, float)
-        if base.shape != values.shape:
-            raise ValueError(f"{base.shape} baselines for {len(values)} bars")
         at = [i for i in x if not np.isnan(base[i])]
         # one trace, a segment across each bar with a baseline (None between segments)
         traces.append(go.Scatter(
@@ -474,12 +475,35 @@ def bar_by_layer(
             text=[v for i in at for v in (names[i], names[i], None)], mode="lines", name=BASELINE_NAME,
             line={"color": "#222222", "width": s["line"] + 1}, hovertemplate="%{text}: baseline %{y:.3f}<extra></extra>"))
         low = min(low, float(np.nanmin(base)) if at else low)
+    y, positions = _value_labels(values, base)
+    # printed values as text beside points, not as the bars' own text: Plotly puts that
+    # at the bar's end, where a baseline line across the bar can run through it
+    traces.append(go.Scatter(
+        x=x, y=y, text=[f"{v:.3f}" for v in values], textposition=positions, mode="markers+text",
+        marker={"size": _value_offset(projector), "color": "rgba(0,0,0,0)"}, textfont={"size": s["cell_text"]},
+        cliponaxis=False, showlegend=False, hoverinfo="skip"))
     return _figure(traces, title, model_label, projector, numeric_axes=("y",),
                    showlegend=baseline is not None, legend={"orientation": "h"},
                    xaxis={"tickvals": x, "ticktext": names, "tickfont": {"size": s["tick"]},
                           "range": [-0.6, len(values) - 0.4]},
                    yaxis={"title": {"text": y_title}, "range": [min(0.0, low - 0.1), 1.1],
                           "tickfont": {"size": s["tick"]}})
+
+
+def _value_labels(values: np.ndarray, baseline: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Where ``bar_by_layer`` prints each bar's value: the y it stands off from, and Plotly's
+    text position. Beyond the bar's end (above a bar up, below one down), or beyond its
+    baseline's line (NaN: none) where that lies further out."""
+    up = values >= 0
+    y = np.where(up, np.fmax(values, baseline), np.fmin(values, baseline))
+    return y, ["top center" if u else "bottom center" for u in up]
+
+
+def _value_offset(projector: bool = False) -> float:
+    """The size of the invisible marker a ``bar_by_layer`` value is printed beside: Plotly
+    stands text off by more than a marker's radius (radius / 0.8 + 1 px), and this radius
+    is 3 px more than half the baseline line's width."""
+    return style(projector)["line"] + 1 + 6
 
 
 def heatmap(

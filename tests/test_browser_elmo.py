@@ -12,13 +12,13 @@ pytestmark = pytest.mark.browser
 def bar_chart(page):
     """The per-layer bar chart, once drawn."""
     chart = page.locator('[data-testid="stPlotlyChart"]', has_text="at each layer").first
-    chart.locator("text.bartext").first.wait_for()
+    chart.locator("g.textpoint text").first.wait_for()
     return chart
 
 
 def bar_values(page) -> list[str]:
     """The numbers printed on the per-layer bars (one per layer)."""
-    return [t.strip() for t in bar_chart(page).locator("text.bartext").all_text_contents()]
+    return [t.strip() for t in bar_chart(page).locator("g.textpoint text").all_text_contents()]
 
 
 def test_type_two_sentences_click_a_word_and_see_the_layer_chart_change(app_server, page):

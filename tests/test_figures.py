@@ -203,13 +203,39 @@ def test_model_view_box_outlines_one_tile():
 
 def test_bar_by_layer():
     fig = figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M")
-    assert list(fig.data[0].text) == ["0.900", "0.400"]
-    assert list(fig.layout.xaxis.ticktext) == ["word_emb", "lstm1"] and len(fig.data) == 1
+    bars, printed = fig.data
+    assert bars.type == "bar" and list(bars.y) == [0.9, 0.4] and not fig.layout.showlegend
+    assert list(printed.text) == ["0.900", "0.400"] and list(printed.y) == [0.9, 0.4]  # on each bar's end
+    assert printed.hoverinfo == "skip" and printed.showlegend is False and printed.cliponaxis is False
+    assert list(fig.layout.xaxis.ticktext) == ["word_emb", "lstm1"]
+
+
+@pytest.mark.parametrize("projector", [False, True])
+def test_a_printed_value_stays_clear_of_its_baseline_line(projector):
+    # ELMo's "context-only 2": 0.177 under a baseline of 0.2 would hide under the line on
+    # the bar's end; a value is printed beyond its bar's end or its line, whichever lies further out
+    values, base = [1.0, 0.177, 0.62, -0.3, -0.2], [np.nan, 0.2, 0.35, -0.1, -0.35]
+    fig = figures.bar_by_layer(["word_emb", "context-only 2", "lstm_outputs1", "a", "b"], values, "T", "M",
+                               projector, baseline=base)
+    bars, line, printed = fig.data
+    assert list(printed.text) == ["1.000", "0.177", "0.620", "-0.300", "-0.200"]
+    assert list(printed.y) == [1.0, 0.2, 0.62, -0.3, -0.35]
+    assert list(printed.textposition) == ["top center"] * 3 + ["bottom center"] * 2
+    # in px, on the drawn plot: Plotly stands text off its point by the invisible marker's
+    # radius / 0.8 + 1; the text's edge then lies at least 3 px past the line's
+    layout = fig.layout
+    low, high = layout.yaxis.range
+    px = (layout.height - layout.margin.t - layout.margin.b) / (high - low)
+    standoff = printed.marker.size / 2 / 0.8 + 1
+    for y, b, where in zip(printed.y, base, printed.textposition):
+        if not np.isnan(b):
+            past = (y - b if where.startswith("top") else b - y) * px  # the point beyond the line, px
+            assert past >= 0 and past + standoff >= line.line.width / 2 + 3
 
 
 def test_a_baseline_across_each_bar_that_has_one():
     fig = figures.bar_by_layer(["word_emb", "mix", "lstm1"], [0.9, 0.6, -0.3], "T", "M", baseline=[0.2, np.nan, -0.35])
-    bars, base = fig.data
+    bars, base, _ = fig.data
     assert base.name == figures.BASELINE_NAME and fig.layout.showlegend
     # a segment across bars 0 and 2 (each 0.8 wide, centred on its tick), none on the NaN
     assert list(base.x) == [-0.4, 0.4, None, 1.6, 2.4, None] and list(base.y) == [0.2, 0.2, None, -0.35, -0.35, None]
