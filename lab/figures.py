@@ -43,11 +43,11 @@ def style(projector: bool) -> dict:
         return {"font": 22, "title": 26, "tick": 20, "line": 6, "marker": 14, "cell_text": 18,
                 "scale": "Cividis", "diverging": "PuOr", "attention": "Cividis", "height": 560,
                 "title_chars": 70, "top": 96, "title_line": 46, "click_marker": 22, "colorbar": 24,
-                "cell_text_min": 13, "hover": 20}
+                "cell_text_min": 13, "strip_row": 120, "hover": 20}
     return {"font": 13, "title": 16, "tick": 12, "line": 2.5, "marker": 8, "cell_text": 11,
             "scale": "Viridis", "diverging": "RdBu", "attention": "Blues", "height": 420,
             "title_chars": 120, "top": 70, "title_line": 22, "click_marker": 16, "colorbar": 14,
-            "cell_text_min": 8, "hover": 12}
+            "cell_text_min": 8, "strip_row": 90, "hover": 12}
 
 
 def label(text: str) -> str:
@@ -904,8 +904,10 @@ def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]
             showlegend=r == placed[0], marker={"size": s["marker"] * 2.2, "symbol": "star", "color": OKABE_ITO[7]},
             hovertemplate="your pair: cosine %{x:.3f}<extra></extra>",
         ))
+    # each model's row at least ``strip_row`` px high (the y range spans 0.2 of a row more
+    # than the rows): the figure grows with its title and legend instead of squeezing them
     return _figure(traces, title, model_label, projector, numeric_axes=("x",), showlegend=True,
-                   legend={"orientation": "h"}, height=max(300, 160 + 110 * len(rows)),
+                   legend={"orientation": "h"}, height=300, plot_height=math.ceil(s["strip_row"] * (len(rows) + 0.2)),
                    yaxis={"tickvals": list(range(len(rows))), "ticktext": [label(m) for m in rows],
                           "tickfont": {"size": s["tick"]}, "range": [len(rows) - 0.4, -0.6]},  # the first on top
                    xaxis={"title": {"text": "cosine of the word in the two sentences"},

@@ -100,6 +100,21 @@ def test_pair_strip_lists_the_models_top_down_and_always_names_your_pair():
     assert [t.y[0] for t in yours] == [1] and yours[0].showlegend  # only ELMo placed, still in the legend
 
 
+@pytest.mark.parametrize("projector", [False, True])
+def test_pair_strip_gives_each_model_row_its_height(projector):
+    # in a figure of a fixed height, a three-line projector title, the axis title and the
+    # legend leave a model row too little room for 14-px dots and a 31-px star
+    title = "Your pair (sentences A and B, the selected words) among the sense pairs, at each model's best layer"
+    for n in (1, 2, 3):
+        models = [f"model {i}" for i in range(n)]
+        groups = {m: {"same sense": ([0.9, 0.8], ["s", "t"]), "different sense": ([0.4], ["d"])} for m in models}
+        fig = figures.pair_strip(groups, {m: 0.5 for m in models}, title, "BERT · ELMo", projector)
+        layout = fig.layout
+        first, last = layout.yaxis.range
+        per_row = (layout.height - layout.margin.t - layout.margin.b) / (first - last)  # px per unit: per row
+        assert per_row >= figures.style(projector)["strip_row"] - 1e-9 and figures.style(projector)["strip_row"] >= 90
+
+
 def test_heatmap_rejects_mismatched_labels():
     with pytest.raises(ValueError, match="labels"):
         figures.heatmap(np.zeros((2, 3)), ["a", "b"], ["x", "y"], "T", "M")
