@@ -103,8 +103,8 @@ def _look() -> dict:
                        "font": {"family": FONT_FAMILY, "color": TEXT_COLOUR}},
         "legend": {"font": {"color": LEGEND_COLOUR}, "bordercolor": "rgba(0,0,0,0)", "borderwidth": 0, "valign": "top"},
         "margin": {"pad": 8},
-        "xaxis": _merged(axis, {"showgrid": False, "zeroline": False, "title": {"standoff": 20}}),
-        "yaxis": _merged(axis, {"showgrid": True, "zeroline": True, "title": {"standoff": 24}}),
+        "xaxis": _merged(axis, {"showgrid": False, "zeroline": False, "title": {"standoff": TITLE_STANDOFF["x"]}}),
+        "yaxis": _merged(axis, {"showgrid": True, "zeroline": True, "title": {"standoff": TITLE_STANDOFF["y"]}}),
     }
 
 
@@ -163,8 +163,10 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
     Plotly's batch-update machinery again (it would be most of a figure's build time). Margins
     fit the tick labels (``_fit_margins``; ``numeric_axes`` names the axes whose ticks are
     numbers); ``plot_height``: the least height of the plot between the margins (the
-    figure grows to hold it, up to ``MAX_HEIGHT``); ``width``: the share of the page's
-    chart width the figure gets (a column's), for wrapping its title. Small arrays go as
+    figure grows to hold it, up to ``MAX_HEIGHT``; never less than the y axis title's
+    length, nor half the look's height where values are read off the y axis); ``width``:
+    the share of the page's chart width the figure gets (a column's), for wrapping its
+    title. Small arrays go as
     plain lists and the layout carries a ``datarevision`` (``_plain``, ``_data_revision``),
     so that the browser draws the figure once."""
     s = style(projector)
@@ -189,6 +191,13 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
         layout[axis] = ax
     layout["legend"] = {"font": {"size": s["font"]}} | dict(layout.get("legend") or {})
     _fit_margins(layout, traces, s, numeric_axes)
+    y_title = layout["yaxis"]["title"].get("text")
+    if y_title and layout["yaxis"].get("visible", True):
+        # the y axis's title runs along the plot's side: no longer than the plot is high
+        plot_height = max(plot_height, math.ceil(text_width(y_title, s["font"]) + 2 * s["font"]))
+    if "y" in numeric_axes:  # values read off a y axis: a plot of half the look's height at least,
+        # whatever the labels and the legend below it take (380 px under a projector's depth chart)
+        plot_height = max(plot_height, s["height"] // 2)
     if plot_height:
         m = layout["margin"]
         layout["height"] = min(max(layout["height"], m["t"] + m["b"] + plot_height), MAX_HEIGHT)
@@ -236,7 +245,9 @@ def export_config(fig: go.Figure, name: str = "figure") -> dict:
     """Plotly's ``config`` for ``fig``, on a page or in the report: no Plotly logo link (it
     would leave the app), and the toolbar's camera saves a PNG ``EXPORT_WIDTH`` px wide and
     as high as the figure, at ``EXPORT_SCALE`` times that, named after its title (``name``
-    for a figure without one). Plotly draws that image in the browser, so it works offline."""
+    for a figure without one). Plotly draws that image in the browser, so it works offline;
+    it draws the figure again at that size, and the image sees the computer's fonts, not the
+    page's web font (Source Sans): the layouts keep room for a wider font (``text_width``)."""
     return {"displaylogo": False,
             "toImageButtonOptions": {"format": "png", "filename": file_name(title_of(fig) or name),
                                      "width": EXPORT_WIDTH, "height": fig.layout.height, "scale": EXPORT_SCALE}}
@@ -244,12 +255,16 @@ def export_config(fig: go.Figure, name: str = "figure") -> dict:
 
 def text_width(text: str, size: float) -> float:
     """A generous estimate of ``text``'s width in pixels at font ``size``: the widest line
-    of a Plotly label (``<br>`` breaks lines, tags are dropped, entities are one character)."""
+    of a Plotly label (``<br>`` breaks lines, tags are dropped, entities are one character),
+    in the page's Source Sans or in a wider font a PNG export falls back to (DejaVu Sans,
+    ``export_config``)."""
 
     def em(ch: str) -> float:
         if unicodedata.east_asian_width(ch) in "WF" or ord(ch) > 0xFFFF:
             return 1.15  # CJK, emoji
-        if ch.isupper() or ch in "mwMW@%#&":
+        if ch in "mW@%":
+            return 1.0
+        if ch.isupper() or ch in "wM#&":
             return 0.85
         if ch in "ijlft.,:;'|!()[] ":
             return 0.4
@@ -260,6 +275,14 @@ def text_width(text: str, size: float) -> float:
 
 
 PLOT_WIDTH = 560  # px: about the narrowest plot area of a full-width chart on a laptop
+TITLE_STANDOFF = {"x": 20, "y": 24}  # px between an axis's tick labels and its title
+# A PNG export draws the labels in a font up to a quarter wider than the page's Source Sans
+# (DejaVu Sans: 1.18-1.28 times as wide in Chromium), at the places Plotly worked out from
+# their width as measured on the page: an axis title stands this share of its labels'
+# ``text_width`` further off, so that the wider labels stay clear of it.
+WIDER_FONT = 0.25
+TICK_ANGLES = (0, 30, 45, 60, 90)  # degrees, counter-clockwise: the least that keeps x labels apart
+TICK_GAP = 12  # px between two x labels side by side
 
 
 def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str]) -> None:
@@ -272,6 +295,13 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
     figures). Axes with ``ticktext`` use their labels, ``numeric_axes`` a number's width;
     any other axis keeps automargin. A horizontal legend sits in the bottom margin (container
     coordinates), which grows to hold it.
+
+    Everything is laid out for a plot ``PLOT_WIDTH`` wide, and holds in wider ones (the
+    camera's ``EXPORT_WIDTH``) and in a wider font (``WIDER_FONT``): x labels turned by the
+    figure's own angle (``_tick_angle``; Plotly, turning them as they fit the chart on the
+    screen, leaves them flat in a wider image, where the wider font runs them together),
+    legend entries of a fixed width (as Plotly measures them on the page, the legend cuts
+    them in the wider font and draws them over each other).
     """
     margin, font, tick = layout["margin"], s["font"], s["tick"]
     title_room = _title_room(s)
@@ -286,8 +316,11 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
 
     y_labels = labels("yaxis")
     if y_labels is not None:
-        margin["l"] = max(margin["l"], _left_margin(y_labels, s, bool(layout["yaxis"]["title"].get("text"))))
-        layout["yaxis"]["automargin"] = False
+        ay, titled = layout["yaxis"], bool(layout["yaxis"]["title"].get("text"))
+        if titled:
+            ay["title"]["standoff"] = TITLE_STANDOFF["y"] + math.ceil(WIDER_FONT * _widest(y_labels, tick))
+        margin["l"] = max(margin["l"], _left_margin(y_labels, s, titled))
+        ay["automargin"] = False
     x_labels = labels("xaxis")
     bottom = margin["b"]
     if x_labels is not None:
@@ -295,32 +328,69 @@ def _fit_margins(layout: dict, traces: list, s: dict, numeric_axes: Sequence[str
         widths = [text_width(t, tick) for t in x_labels]
         lines = max(t.count("<br>") + 1 for t in x_labels)
         flat = lines * tick * 1.3
-        if "tickangle" not in ax and sum(w + 12 for w in widths) <= PLOT_WIDTH:
-            ax["tickangle"] = 0  # they fit side by side: never turned, no room kept for it
-            height = flat
-        else:  # Plotly turns crowded labels by 30 degrees (or by the given tickangle)
-            if "tickangle" not in ax:
-                # counter-clockwise, each label ending at its tick: turned clockwise (Plotly's
-                # default) the last one reached past the chart's right edge and Plotly hid it,
-                # the top layer's name of a 13-layer BERT in projector mode
-                ax["autotickangles"] = [0, -30, -90]
-                margin["l"] = max(margin["l"], math.ceil(widths[0] * math.cos(math.radians(30)) + 4))
-            angle = math.radians(abs(ax.get("tickangle", 30) or 30))
-            height = max(flat, max(widths) * math.sin(angle) + tick * math.cos(angle))
-        bottom = max(bottom, math.ceil(height + 12 + (title_room if ax["title"].get("text") else 0)))
-        ax["automargin"] = False
-        if "range" in ax:  # labels at the ends of a numeric axis (a depth chart's 0 and 1) are
-            # centred on its ends: Plotly hides one that would reach past the chart's edge
+        if "tickangle" not in ax:
+            ax["tickangle"] = -_tick_angle(widths, flat, _tick_gaps(ax, len(x_labels)))
+        angle = math.radians(abs(ax["tickangle"]))
+        if angle:
+            # counter-clockwise, each label ending at its tick: turned clockwise (Plotly's
+            # default) the last one reached past the chart's right edge and Plotly hid it,
+            # the top layer's name of a 13-layer BERT in projector mode
+            margin["l"] = max(margin["l"], math.ceil(widths[0] * math.cos(angle) + 4))
+            depth = max(widths) * math.sin(angle)
+            height = max(flat, depth + flat * math.cos(angle))
+        else:
+            # the end labels are centred on the first and last ticks: Plotly hides one that
+            # would reach past the chart's edge
             margin["r"] = max(margin["r"], math.ceil(widths[-1] / 2 + 4))
             margin["l"] = max(margin["l"], math.ceil(widths[0] / 2 + 4))
+            depth, height = 0.0, flat
+        below = 0
+        if "y" in numeric_axes:
+            # below the lowest y label, which is centred on the axis line: the first x label
+            # can reach left under it (Plotly places the axis title as if it were not moved)
+            below = ax["ticklabelstandoff"] = math.ceil(tick * 0.6)
+        extra = below + math.ceil(WIDER_FONT * depth)  # turned labels grow downwards in a wider font
+        if ax["title"].get("text"):
+            ax["title"]["standoff"] = TITLE_STANDOFF["x"] + extra
+        bottom = max(bottom, math.ceil(height + 12 + (title_room + extra if ax["title"].get("text") else below)))
+        ax["automargin"] = False
     legend = layout.get("legend", {})
     if layout.get("showlegend") and legend.get("orientation") == "h":
         names = [t.name for t in traces if getattr(t, "name", None) and t.showlegend is not False]
-        per_row = max(1, int(PLOT_WIDTH // max([text_width(n, font) + 45 for n in names] or [1])))
+        # every entry as wide as the widest name's estimate (Plotly: 40 px for the symbol, 5 between entries)
+        legend["entrywidth"] = math.ceil(_widest(names or [""], font))
+        per_row = max(1, int(PLOT_WIDTH // (legend["entrywidth"] + 45)))
         rows = math.ceil(len(names) / per_row) if names else 0
         legend.update({"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"})
         bottom += math.ceil(rows * font * 1.6 + 8)
     margin["b"] = bottom
+
+
+def _widest(texts: Sequence[str], size: float) -> float:
+    return max(text_width(t, size) for t in texts)
+
+
+def _tick_gaps(ax: dict, n: int) -> list[float]:
+    """The px between neighbouring x ticks on a plot ``PLOT_WIDTH`` wide: the axis's range,
+    or its ticks and half a step beyond each end (where Plotly pads them less)."""
+    ticks = [float(v) for v in ax.get("tickvals", range(n))]
+    low, high = ax.get("range") or (min(ticks) - 0.5, max(ticks) + 0.5)
+    px = PLOT_WIDTH / max(abs(high - low), 1e-9)
+    return [(b - a) * px for a, b in zip(ticks, ticks[1:])]
+
+
+def _tick_angle(widths: Sequence[float], height: float, gaps: Sequence[float]) -> int:
+    """The least of ``TICK_ANGLES`` at which x labels ``widths`` px wide and ``height``
+    high, ``gaps`` px apart, keep clear of each other: side by side, each pair's halves
+    and ``TICK_GAP`` within their gap; turned by an angle, the labels are parallel strips
+    ``gap * sin(angle)`` apart, whatever their widths."""
+    for angle in TICK_ANGLES:
+        if angle == 0:
+            if all((a + b) / 2 + TICK_GAP <= g for a, b, g in zip(widths, widths[1:], gaps)):
+                return 0
+        elif all(g * math.sin(math.radians(angle)) >= height + 2 for g in gaps):
+            return angle
+    return TICK_ANGLES[-1]
 
 
 def number_width(text: str) -> float:
@@ -336,9 +406,10 @@ def _title_room(s: dict) -> float:
 
 
 def _left_margin(y_labels: Sequence[str], s: dict, titled: bool) -> int:
-    """The left margin that holds the y tick labels (and the axis title, if any)."""
-    width = max(text_width(t, s["tick"]) for t in y_labels)
-    return math.ceil(width + 12 + (_title_room(s) if titled else 0))
+    """The left margin that holds the y tick labels (and the axis title, if any, that far
+    further off as the labels may grow in a wider font: ``WIDER_FONT``)."""
+    width = _widest(y_labels, s["tick"])
+    return math.ceil(width + 12 + ((_title_room(s) + math.ceil(WIDER_FONT * width)) if titled else 0))
 
 
 # px: a full-width chart on a 1280-px laptop with the sidebar open (Streamlit's wide
@@ -568,7 +639,7 @@ def heatmap(
     fig = _figure(
         traces, title, model_label, projector, plot_height=rows, margin_right=colorbar_room, **layout,
         xaxis={"tickvals": xs, "ticktext": xt, "title": {"text": x_title}, "tickfont": {"size": s["tick"]},
-               "side": "bottom", "tickangle": -45 if len(xs) > 8 else 0, "range": [-0.5, len(xs) - 0.5]},
+               "side": "bottom", "range": [-0.5, len(xs) - 0.5]},
         yaxis={"tickvals": ys, "ticktext": yt, "title": {"text": y_title}, "tickfont": {"size": s["tick"]},
                "range": [len(ys) - 0.5, -0.5]})  # the cells exactly, row 0 at the top
     if values is not None:  # for the browser, which alone knows the chart's width (cell_text_fit)
@@ -675,7 +746,7 @@ def model_view(
                    xaxis={"visible": False, "range": [-0.5, z.shape[1] - 0.5]},
                    yaxis={"visible": False, "range": [z.shape[0] - 0.5, -0.5]},
                    # room for the column titles (H1, H2, ...) under the title, and the row titles at the right
-                   margin_top=30 if projector else 25, margin_right=40)
+                   margin_top=36 if projector else 25, margin_right=40)
 
 
 def model_view_tiling(z) -> dict:

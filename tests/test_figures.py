@@ -319,7 +319,8 @@ def test_figures_carry_their_look_and_no_template():
         assert layout["title"]["font"]["color"] == figures.HEADING_COLOUR and layout["title"]["font"]["weight"] == "bold"
         assert layout["autotypenumbers"] == "strict"  # a token or layer named "1" stays a category
     fig = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M", y_title="cos")
-    assert fig.layout.yaxis.title.text == "cos" and fig.layout.yaxis.title.standoff == 24  # the figure's own and the look's
+    # the figure's own title, and the look's standoff (with room for a wider font: _fit_margins)
+    assert fig.layout.yaxis.title.text == "cos" and fig.layout.yaxis.title.standoff >= figures.TITLE_STANDOFF["y"]
     assert fig.layout.yaxis.gridcolor == figures.GRID_COLOUR and fig.layout.xaxis.showgrid is False
 
 
@@ -366,6 +367,43 @@ def test_margins_fit_the_labels_so_plotly_need_not_measure_them():
     curve = figures.layer_curve(["e", "1"], {"one": [1.0, 0.5], "two": [0.2, 0.1]}, "T", "M")
     assert curve.layout.legend.yref == "container" and curve.layout.legend.y == 0
     assert curve.layout.margin.b > figures.style(False)["tick"] + figures.style(False)["font"]
+
+
+@pytest.mark.parametrize("projector", [False, True])
+def test_x_labels_are_turned_by_a_fixed_angle_that_keeps_them_apart(projector):
+    # left to Plotly (autotickangles), the angle follows the chart's width and the page's
+    # font: flat in a wide export, whose wider font runs "embeddings" and "layer 1" into
+    # each other. The angle is the figure's own, chosen for the narrowest plot
+    # (figures.PLOT_WIDTH), and holds on any wider one
+    tick = figures.style(projector)["tick"]
+    for n, want in ((7, 30 if projector else 0), (13, 45 if projector else 30)):
+        names = ["embeddings"] + [f"layer {i}" for i in range(1, n)]
+        fig = figures.layer_curve(names, {"s": np.linspace(1, 0.5, n)}, "T", "M", projector)
+        xaxis = fig.layout.xaxis
+        assert xaxis.tickangle == -want and xaxis.autotickangles is None
+        gap = figures.PLOT_WIDTH / n  # px between ticks, at most
+        widths = [figures.text_width(t, tick) for t in names]
+        if want == 0:  # side by side: each pair's halves apart
+            assert all((a + b) / 2 + figures.TICK_GAP <= gap for a, b in zip(widths, widths[1:]))
+        else:  # turned: parallel strips, a label's height apart
+            assert gap * np.sin(np.radians(want)) >= tick * 1.3
+            assert fig.layout.margin.b >= max(widths) * np.sin(np.radians(want))
+
+
+def test_legend_entries_and_axis_titles_keep_room_for_a_wider_font():
+    # the PNG's font (DejaVu Sans, where the page's Source Sans is a web font) is up to a
+    # quarter wider: a legend as Plotly measures it on the page cuts "baseline (random wor"
+    # and draws it over the next entry; an axis title placed by the measured labels meets them
+    s = figures.style(True)
+    names = ["all-MiniLM-L6-v2 (embedded): “bank” vs “bank”", "all-MiniLM-L6-v2 (embedded): baseline (random words)"]
+    fig = figures.depth_chart([figures.DepthLine(n, ["embeddings", "layer 1"], [0.0, 1.0], [1.0, 0.5]) for n in names],
+                              "T", "M", projector=True)
+    assert fig.layout.legend.entrywidth >= max(figures.text_width(n, s["font"]) for n in names)
+    rows = ["lstm_outputs1", "word_emb"]
+    heat = figures.heatmap(np.eye(2), ["a", "b"], rows, "T", "M", projector=True, y_title="layer")
+    widest = figures.text_width("lstm_outputs1", s["tick"])
+    assert heat.layout.yaxis.title.standoff >= figures.TITLE_STANDOFF["y"] + figures.WIDER_FONT * widest
+    assert heat.layout.margin.l >= (1 + figures.WIDER_FONT) * widest + figures.TITLE_STANDOFF["y"] + s["font"]
 
 
 def test_every_figure_exports_one_png_size_named_after_its_title():
