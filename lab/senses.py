@@ -1,4 +1,5 @@
-"""Word senses by context: the sense pairs, their scoring, and anisotropy.
+"""Word senses by context: the sense pairs, their scoring, anisotropy, and the WordNet
+senses of a word's uses in the reference corpus (the use maps' colours).
 
 The pairs live in ``lab/data/sense_pairs.json`` (12 ambiguous words, two senses with two
 sentences each, written for this project and never trained on). A layer separates senses
@@ -13,13 +14,14 @@ Layers scored, by name:
   state at the word after, what the biLM uses to predict the word; not ELMo outputs).
 
 Everything but ``layer_vectors`` / ``layer_aucs`` / ``word_cosines`` (which call a runner:
-any object with ``run(tokens) -> LayerVectors``) is pure NumPy.
+any object with ``run(tokens) -> LayerVectors``) is pure NumPy or plain Python.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -145,3 +147,109 @@ def anisotropy(vectors: list[np.ndarray], n_pairs: int = 1000, seed: int = 0) ->
     a = np.stack([sentences[k][rng.integers(len(sentences[k]))] for k in i])
     b = np.stack([sentences[k][rng.integers(len(sentences[k]))] for k in j])
     return float(row_cosines(a, b).mean())
+
+
+# --- the senses of a word's uses in the reference corpus -----------------------------------------
+#
+# The reference corpus (``lab.reference``) keeps WordNet's examples with the synset each is an
+# example of and its headword, the synset's lemma the sentence uses. That synset is the sense
+# of the headword only: in an example of sit.v.01 ("he sat on the bank of the river") "bank"
+# has no known sense, nor in one of deposit.v.02 ("she deposited her salary at the bank"),
+# though "bank" is one of that synset's lemmas (to bank money).
+
+NAMED_SENSES = 4  # a use map names the word's most frequent senses, up to this many
+OTHER_SENSE = "other sense"  # the uses of the word's less frequent senses, together
+UNKNOWN_SENSE = "sense not known"  # uses in an example of another word's sense (or of none)
+
+
+@dataclass(frozen=True)
+class Synset:
+    """A WordNet sense as the reference corpus keeps it.
+
+    ``name`` as NLTK names it (``bank.n.01``: its first lemma, part of speech, that lemma's
+    sense number); ``lemmas`` its words (``river bank``: spaces, not underscores); ``counts``
+    WordNet's tag count of each lemma in this sense (how often the sense-tagged texts use
+    that word in this sense: ``cntlist.rev``); ``gloss`` the first clause of its definition.
+    """
+
+    name: str
+    lemmas: tuple[str, ...]
+    counts: tuple[int, ...]
+    gloss: str
+
+    def tag_count(self, lemma: str) -> int:
+        """WordNet's tag count of ``lemma`` (one of ``lemmas``, case-blind) in this sense."""
+        return dict(zip((w.lower() for w in self.lemmas), self.counts))[lemma.lower()]
+
+
+def forms(lemma: str) -> set[str]:
+    """A one-word lemma and its plain inflections, lower case: bank -> bank, banks, banked,
+    banking (and a few non-words, bankd, bankes, that match nothing)."""
+    w = lemma.lower()
+    return {w, w + "s", w + "es", w + "d", w + "ed", w + "ing"}
+
+
+def known_sense(word: str, synset: Synset | None, headword: str) -> Synset | None:
+    """The sense of ``word`` in an example of ``synset`` whose headword is ``headword``: the
+    synset where the word (case-blind) is the headword or a plain inflection of it and the
+    headword one of the synset's one-word lemmas; else None (not known)."""
+    if synset is None or " " in headword or word.lower() not in forms(headword):
+        return None
+    return synset if headword.lower() in (w.lower() for w in synset.lemmas) else None
+
+
+@dataclass(frozen=True)
+class Sense:
+    """One entry of a use map's legend: a sense of the word (``synset`` set), the word's other
+    senses together (``OTHER_SENSE``) or the uses of unknown sense (``UNKNOWN_SENSE``)."""
+
+    label: str  # the synset's name, OTHER_SENSE or UNKNOWN_SENSE
+    gloss: str  # the synset's gloss; "" for the two groups
+    tag_count: int  # WordNet's tag count of the word in this sense (of the group's senses, summed)
+    uses: int  # the map's uses in it
+    synset: Synset | None = None
+
+    @property
+    def named(self) -> bool:
+        """A sense of its own in the legend (not one of the two groups)."""
+        return self.synset is not None
+
+    @property
+    def known(self) -> bool:
+        """A sense of the word, named or among the other senses."""
+        return self.label != UNKNOWN_SENSE
+
+
+@dataclass(frozen=True)
+class UseSenses:
+    """The senses of a word's uses: a legend and each use's entry in it."""
+
+    legend: tuple[Sense, ...]  # named senses, most frequent first; then OTHER_SENSE, UNKNOWN_SENSE (where any)
+    of_use: tuple[int, ...]  # (U,): each use's entry of ``legend``
+
+
+def sense_legend(word: str, synsets, headwords, named: int = NAMED_SENSES) -> UseSenses:
+    """The senses of the uses of ``word``, one in each sentence of ``synsets`` (each one's
+    synset, or None) and ``headwords``: each use's known sense (``known_sense``); the
+    ``named`` senses with the highest tag count of the word (then the most uses, then the
+    name) in the legend each, the others one ``OTHER_SENSE`` entry, the uses of no known
+    sense one ``UNKNOWN_SENSE`` entry."""
+    known = [(known_sense(word, s, h), h) for s, h in zip(synsets, headwords, strict=True)]
+    uses: dict[Synset, int] = {}
+    count: dict[Synset, int] = {}
+    for s, h in known:
+        if s is not None:
+            uses[s] = uses.get(s, 0) + 1
+            count[s] = s.tag_count(h)
+    ranked = sorted(uses, key=lambda s: (-count[s], -uses[s], s.name))
+    legend = [Sense(s.name, s.gloss, count[s], uses[s], s) for s in ranked[:named]]
+    entry: dict[Synset | None, int] = {s: k for k, s in enumerate(ranked[:named])}
+    rest = ranked[named:]
+    if rest:
+        entry |= {s: len(legend) for s in rest}
+        legend.append(Sense(OTHER_SENSE, "", sum(count[s] for s in rest), sum(uses[s] for s in rest)))
+    unknown = sum(s is None for s, _ in known)
+    if unknown:
+        entry[None] = len(legend)
+        legend.append(Sense(UNKNOWN_SENSE, "", 0, unknown))
+    return UseSenses(tuple(legend), tuple(entry[s] for s, _ in known))

@@ -26,6 +26,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from lab.senses import forms as word_forms
 from lab.tokenize import split_words
 
 DATA_FILES = ("data.noun", "data.verb", "data.adj", "data.adv")
@@ -138,15 +139,10 @@ def synset_sentences(lemmas: list[str], definition: str, examples: list[str], jo
     return [out] if out else []
 
 
-def _forms(lemma: str) -> set[str]:
-    w = lemma.lower()
-    return {w, w + "s", w + "es", w + "d", w + "ed", w + "ing"}
-
-
 def _tag_occurrences(words: list[str], lemmas: list[str], tag: str, before: bool) -> list[str]:
     """Insert ``tag`` next to every word of ``words`` that is a (one-word) lemma or its
     plain inflection (``bank``, ``banks``, ``banked``)."""
-    forms = set().union(*(_forms(l) for l in lemmas if " " not in l)) if lemmas else set()
+    forms = set().union(*(word_forms(l) for l in lemmas if " " not in l)) if lemmas else set()
     out: list[str] = []
     for w in words:
         if w.lower() in forms:
