@@ -3,8 +3,9 @@
 A cosine of 0.72 says little alone: contextual embedding spaces are anisotropic, so two
 random words already have a high cosine in upper layers, differently in each model
 (Ethayarajh, "How Contextual are Contextualized Word Representations?", EMNLP 2019). The
-corpus (``lab/data/reference_corpus.txt``, WordNet 3.0 examples; ``LAB_REFERENCE_CORPUS``
-points elsewhere) gives each model and layer:
+corpus (``lab/data/reference_corpus.tsv``, WordNet 3.0 examples, each with the synset it is
+an example of: ``corpus_line``; ``LAB_REFERENCE_CORPUS`` points elsewhere) gives each model
+and layer:
 
 - the anisotropy baseline: the mean cosine of random words from different sentences
   (``BASELINE_PAIRS`` pairs among the words of ``BASELINE_SENTENCES`` sentences, fixed seed);
@@ -22,7 +23,7 @@ time: retrained weights get a new key) and the corpus's SHA-256, and in memory w
 byte budget. On disk the index is float16 (half the space); in memory float32 unit rows
 (rounded through float16, so a fresh index and a cached one agree), because NumPy
 multiplies float16 without BLAS, several times slower. One layer of the default corpus
-(17,088 content words) takes 25 MB for the embedded BERT (width 384), 17 MB for ELMo-mini
+(17,110 content words) takes 25 MB for the embedded BERT (width 384), 17 MB for ELMo-mini
 (width 256) and would take 67 MB for ELMo v3 (width 1024); the default budget, 300 MB for
 both models together, holds several layers and drops the least recently used.
 """
@@ -43,9 +44,10 @@ import numpy as np
 
 from lab import analysis, sources
 from lab.compare import MIN_OCCURRENCES, align, is_word, word_matrix
+from lab.senses import Synset
 from lab.vectors import LayerVectors
 
-CORPUS_FILE = Path(__file__).resolve().parent / "data" / "reference_corpus.txt"
+CORPUS_FILE = Path(__file__).resolve().parent / "data" / "reference_corpus.tsv"
 CACHE_VERSION = 2  # bump when what is cached changes meaning (2: the self-similarity table)
 BASELINE_SENTENCES = 400
 BASELINE_PAIRS = 2000
@@ -65,12 +67,16 @@ def _quiet(fraction: float, text: str) -> None:
 
 @dataclass(frozen=True)
 class Corpus:
-    """The reference sentences, their word tokens (``split_words``) and the file's SHA-256."""
+    """The reference sentences, their word tokens (``split_words``), the synset each is
+    WordNet's example of and the lemma of it the sentence uses (None and "" where not
+    known), and the file's SHA-256."""
 
     path: str
     sentences: tuple[str, ...]
     words: tuple[tuple[str, ...], ...]
     digest: str
+    synsets: tuple[Synset | None, ...]
+    headwords: tuple[str, ...]
 
     def containing(self, word: str) -> list[int]:
         """Indices of the sentences that hold ``word`` (case-blind), in corpus order."""
@@ -90,9 +96,40 @@ def corpus_path() -> Path:
     return Path(os.environ.get("LAB_REFERENCE_CORPUS") or CORPUS_FILE)
 
 
+# A corpus line: the sentence alone (its sense not known), or tab-separated, the sentence and
+# the synset it is an example of: its name, the headword (the lemma the sentence uses), its
+# lemmas each with its tag count (``bank:25``, underscores for spaces) and its gloss.
+COLUMNS = ("sentence", "synset", "headword", "lemmas", "gloss")
+
+
+def corpus_line(sentence: str, synset: Synset | None = None, headword: str = "") -> str:
+    """One line of a corpus file (``COLUMNS``); the sentence alone without a synset."""
+    if synset is None:
+        return sentence
+    lemmas = " ".join(f"{lemma.replace(' ', '_')}:{n}" for lemma, n in zip(synset.lemmas, synset.counts))
+    return "\t".join([sentence, synset.name, headword, lemmas, synset.gloss])
+
+
+def parse_line(line: str) -> tuple[str, Synset | None, str]:
+    """A corpus line (``corpus_line``) -> (sentence, synset or None, headword); a clear error
+    for a line with a synset whose columns are not ``COLUMNS``."""
+    fields = line.rstrip("\r\n").split("\t")
+    if len(fields) == 1:
+        return " ".join(fields[0].split()), None, ""
+    try:
+        sentence, name, headword, lemmas, gloss = fields
+        pairs = [lemma.rsplit(":", 1) for lemma in lemmas.split()]
+        synset = Synset(name, tuple(w.replace("_", " ") for w, _ in pairs), tuple(int(n) for _, n in pairs),
+                        gloss.strip())
+    except ValueError:
+        raise ValueError(f"a corpus line with a synset needs the {len(COLUMNS)} tab-separated columns "
+                         f"{', '.join(COLUMNS)} (lemmas as bank:25): {line.strip()[:120]!r}") from None
+    return " ".join(sentence.split()), synset, headword.strip()
+
+
 def load_corpus(path: str | None = None) -> Corpus:
     """Read a corpus file (default ``corpus_path()``, looked up at each call): one sentence
-    per line; blank lines and ``#`` comments skipped."""
+    per line (``corpus_line``); blank lines and ``#`` comments skipped."""
     return _read_corpus(str(path or corpus_path()))
 
 
@@ -102,12 +139,14 @@ def _read_corpus(path: str) -> Corpus:
 
     file = Path(path)
     raw = file.read_bytes()
-    lines = [" ".join(line.split()) for line in raw.decode("utf-8").splitlines()]
-    sentences = tuple(s for s in lines if s and not s.startswith("#") and split_words(s))
-    if len(sentences) < 2:
+    rows = [parse_line(line) for line in raw.decode("utf-8").splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+    rows = [r for r in rows if split_words(r[0])]
+    if len(rows) < 2:
         raise ValueError(f"the reference corpus {file} needs at least two sentences")
+    sentences, synsets, headwords = zip(*rows)
     return Corpus(str(file), sentences, tuple(tuple(split_words(s)) for s in sentences),
-                  hashlib.sha256(raw).hexdigest())
+                  hashlib.sha256(raw).hexdigest(), synsets, headwords)
 
 
 # --- cache keys -------------------------------------------------------------------------------
@@ -310,7 +349,7 @@ class SelfSimilaritySums:
     its unit vectors (N, C) and of their squared norms in the first ``SELF_SIM_CONTEXTS``
     sentences that hold it, one occurrence (the first the model places) per sentence, as
     ``ReferenceStore._compute_self_similarity`` takes them. 16 MB of float64 for the
-    embedded BERT on the default corpus (753 words x 7 layers x 384); the vectors themselves
+    embedded BERT on the default corpus (750 words x 7 layers x 384); the vectors themselves
     are never kept."""
 
     def __init__(self, corpus: Corpus, pool: str):

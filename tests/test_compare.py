@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lab import analysis, compare, quiz, reference, views
+from lab import analysis, compare, quiz, reference, senses, views
+from lab.senses import Synset
 from lab.vectors import LayerVectors
+from tests.conftest import ROOT
 
 
 class FakeElmo:
@@ -361,6 +366,60 @@ def test_use_map_places_the_corpus_uses_of_a_word_and_yours(corpus, tmp_path):
     flat = compare.use_map(store.index(m, 0), corpus, "bank", out.layers[0, 0, 1], out.layers[0, 1, 5], fewest=2)
     assert not flat.points.any() and not flat.yours.any() and not flat.explained.any()
     assert compare.use_map(ix, corpus, "zebra", a, b, fewest=1) is None
+
+
+def test_a_corpus_line_keeps_the_sentences_synset_and_headword(tmp_path):
+    slope = Synset("bank.n.01", ("bank",), (25,), "sloping land (especially the slope beside a body of water)")
+    money = Synset("depository_financial_institution.n.01", ("depository financial institution", "bank"), (0, 20),
+                   "a financial institution that accepts deposits")
+    line = reference.corpus_line("he cashed a check at the bank", money, "bank")
+    assert line == ("he cashed a check at the bank\tdepository_financial_institution.n.01\tbank\t"
+                    "depository_financial_institution:0 bank:20\ta financial institution that accepts deposits")
+    assert reference.parse_line(line) == ("he cashed a check at the bank", money, "bank")
+    assert reference.corpus_line("the bank  was closed") == "the bank  was closed"
+    assert reference.parse_line("the bank  was closed\n") == ("the bank was closed", None, "")  # no known sense
+    with pytest.raises(ValueError, match="5 tab-separated columns sentence, synset, headword, lemmas, gloss"):
+        reference.parse_line("the bank\tbank.n.01\tbank")
+    with pytest.raises(ValueError, match="lemmas as bank:25"):
+        reference.parse_line("the bank\tbank.n.01\tbank\tbank=25\tsloping land")
+    path = tmp_path / "corpus.tsv"
+    path.write_text("# a comment\n" + "\n".join([
+        reference.corpus_line("they pulled the canoe up on the bank", slope, "bank"),
+        "she sat on the bank of the river",
+        reference.corpus_line("that bank holds the mortgage on my home", money, "bank")]) + "\n")
+    corpus = reference.load_corpus(str(path))
+    assert corpus.sentences[1] == "she sat on the bank of the river" and len(corpus.sentences) == 3
+    assert corpus.synsets == (slope, None, money) and corpus.headwords == ("bank", "", "bank")
+
+
+def test_the_shipped_corpus_keeps_each_sentences_synset():
+    corpus = reference.load_corpus(str(reference.CORPUS_FILE))
+    assert len(corpus.sentences) == 4000 and None not in corpus.synsets
+    assert all(h in s.lemmas for s, h in zip(corpus.synsets, corpus.headwords))  # the headword: one of its lemmas
+    of = dict(zip(corpus.sentences, zip(corpus.synsets, corpus.headwords)))
+    # WordNet 3.0's names and tag counts, as NLTK gives them (wn.lemma("bank.n.01.bank").count() == 25)
+    assert of["they pulled the canoe up on the bank"] == (
+        Synset("bank.n.01", ("bank",), (25,), "sloping land (especially the slope beside a body of water)"), "bank")
+    money, head = of["he cashed a check at the bank"]
+    assert money.name == "depository_financial_institution.n.01" and money.tag_count("bank") == 20 and head == "bank"
+    assert of["the pilot had to bank the aircraft"][0].name == "bank.v.01"
+    assert of["the coin bank was empty"][1] == "coin bank"  # the lemma the sentence uses, a phrase here
+    # with the sentences written for the project (at the end), eight uses of each of bank's two commonest senses
+    uses = [i for i in corpus.containing("bank") for w in corpus.words[i] if w == "bank"]
+    legend = senses.sense_legend("bank", [corpus.synsets[i] for i in uses], [corpus.headwords[i] for i in uses])
+    assert [(e.label, e.uses) for e in legend.legend[:2]] == [("bank.n.01", 8), ("depository_financial_institution.n.01", 8)]
+    assert corpus.sentences[-1] == "a teller at the bank counted the notes twice"
+
+
+WORDNET = Path("/usr/share/wordnet")
+
+
+@pytest.mark.skipif(not (WORDNET / "cntlist.rev").is_file(), reason="needs Debian's wordnet-base installed")
+def test_the_build_tool_makes_the_shipped_corpus(tmp_path):
+    out = tmp_path / "corpus.tsv"
+    subprocess.run([sys.executable, str(ROOT / "tools" / "build_reference_corpus.py"), "--wordnet", str(WORDNET),
+                    "--out", str(out)], check=True, capture_output=True)
+    assert out.read_bytes() == reference.CORPUS_FILE.read_bytes()
 
 
 def test_in_context_cuts_long_sides_at_a_space():
