@@ -179,8 +179,10 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
     if any(drawn):
         st.caption("The maps: every use of the word in the corpus (hover a dot for its sentence) and your two "
                    "(the stars), placed by the two directions along which their vectors at that layer differ "
-                   "most (principal components). Uses in like contexts lie close; where a layer tells senses "
-                   "apart, each sense's uses gather on a side, and your words join their own.")
+                   "most (principal components). A dot's colour is the word's WordNet sense where its sentence "
+                   "is WordNet's example of that sense, the commonest senses by name; grey where the sentence "
+                   "illustrates another word, so the sense of this one is not known. Where a layer tells senses "
+                   "apart, each colour gathers on a side, and your words join their own.")
 
 
 def _uses(family: str, c: compare.ModelCurve, index, word: str, layer: int) -> bool:
@@ -190,9 +192,8 @@ def _uses(family: str, c: compare.ModelCurve, index, word: str, layer: int) -> b
     if uses is None:
         st.caption(f"“{md_escape(word)}” has fewer than {MIN_OCCURRENCES} uses in the reference corpus: no map.")
         return False
-    hover = [compare.in_context(store.corpus.sentences[s], w) for s, w in zip(uses.sentences, uses.words)]
-    charts.show(figures.use_map_chart(uses, hover, c.texts, f"The {len(hover)} uses of “{word}” at "
-                                      f"{c.layer_names[layer]}", c.short_label, fr.projector, width=0.5),
+    charts.show(figures.use_map_chart(uses, uses.contexts(store.corpus.sentences), c.texts, uses.title,
+                                      c.short_label, fr.projector, width=0.5),
                 key=f"cmp_uses_{family}")
     if not uses.explained.any():
         st.caption(f"At {md_escape(c.layer_names[layer])} every use of “{md_escape(word)}” is one and the same "

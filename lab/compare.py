@@ -20,6 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from lab import analysis, views
+from lab.senses import UseSenses, sense_legend
 from lab.tokenize import word_spans
 from lab.vectors import LayerVectors
 
@@ -203,7 +204,8 @@ def same_word(found: Sequence[Neighbour], word: str) -> int:
 @dataclass(frozen=True)
 class UseMap:
     """Every use of one word in the corpus at one layer, and the two selected uses (A's and
-    B's), placed in the plane of their first two principal components."""
+    B's), placed in the plane of their first two principal components; the sense of each
+    use where its sentence is WordNet's example of a sense of the word."""
 
     word: str
     layer_name: str
@@ -212,6 +214,15 @@ class UseMap:
     words: list[int]  # (U,): its word index in that sentence
     yours: np.ndarray  # (2, 2): A's use, then B's (A's on the left of the first axis)
     explained: np.ndarray  # (2,): the share of the variance along each axis
+    senses: UseSenses  # the legend of the uses' senses, and each use's entry (U,)
+
+    @property
+    def title(self) -> str:
+        return f"The {len(self.sentences)} uses of “{self.word}” at {self.layer_name}"
+
+    def contexts(self, sentences: Sequence[str]) -> list[tuple[str, str, str]]:
+        """Each use in its sentence (``sentences``: the corpus's): text before, word, text after."""
+        return [in_context(sentences[s], w) for s, w in zip(self.sentences, self.words)]
 
 
 def use_map(index, corpus, word: str, vector_a: np.ndarray, vector_b: np.ndarray,
@@ -219,7 +230,8 @@ def use_map(index, corpus, word: str, vector_a: np.ndarray, vector_b: np.ndarray
     """The uses of ``word`` (case-blind) among the rows of ``index`` (a
     ``lab.reference.LayerIndex`` built from ``corpus``, a ``lab.reference.Corpus``) and the
     two selected uses (their vectors at the index's layer), on their principal plane (of
-    the unit vectors: the geometry of cosines); None with fewer than ``fewest`` uses."""
+    the unit vectors: the geometry of cosines), each with its sense (``lab.senses.sense_legend``
+    of its sentence's synset and headword); None with fewer than ``fewest`` uses."""
     folded = word.casefold()
     candidates = np.flatnonzero(np.isin(index.rows, corpus.containing(word)))
     uses = [int(i) for i in candidates if corpus.words[index.rows[i]][index.words[i]].casefold() == folded]
@@ -228,8 +240,9 @@ def use_map(index, corpus, word: str, vector_a: np.ndarray, vector_b: np.ndarray
     units = np.asarray(index.unit[uses], np.float64)
     yours = analysis.unit(np.stack([vector_a, vector_b]))
     coords, explained = analysis.principal_plane(np.vstack([units, yours]), orient=len(units), least=STORAGE_NOISE)
-    return UseMap(word, index.layer_name, coords[:-2], [int(index.rows[i]) for i in uses],
-                  [int(index.words[i]) for i in uses], coords[-2:], explained)
+    rows = [int(index.rows[i]) for i in uses]
+    return UseMap(word, index.layer_name, coords[:-2], rows, [int(index.words[i]) for i in uses], coords[-2:],
+                  explained, sense_legend(word, [corpus.synsets[r] for r in rows], [corpus.headwords[r] for r in rows]))
 
 
 def in_context(sentence: str, word: int, room: int | None = 40) -> tuple[str, str, str]:

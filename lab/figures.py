@@ -30,6 +30,11 @@ OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "
 OUTLINE = OKABE_ITO[1]  # the selection's outline (vermilion)
 USE_MAP_SPAN = 0.5  # the least width of a use map's axes, in unit-vector distances
 USES = "#8C8C8C"  # the corpus's uses of a word (use_map_chart): a neutral grey beside the selected uses' colours
+# A use map's senses (use_map_chart): the named senses', most frequent first, then "other sense"
+# (Paul Tol's "muted" scheme, colour-blind safe and none of the models' Okabe-Ito colours);
+# the uses whose sense is not known keep USES
+SENSE_COLOURS = ("#332288", "#DDCC77", "#882255", "#999933", "#44AA99")
+SENSE_CHARS = 40  # the most characters of a sense's gloss in a use map's legend
 
 
 def outline_width(projector: bool = False) -> float:
@@ -920,16 +925,33 @@ def sense_chart(tests: Sequence[tuple[int, Any]], model_label: str, projector: b
 
 def use_map_chart(m, hover: Sequence[tuple[str, str, str]], texts: tuple[str, str], title: str, model_label: str,
                   projector: bool = False, width: float = 1.0) -> go.Figure:
-    """A ``lab.compare.UseMap``: the corpus's uses of a word as dots (``hover``: each one's
-    text before, word, text after; the word in bold) and the two selected uses as stars
+    """A ``lab.compare.UseMap``: the corpus's uses of a word as dots coloured by their sense
+    (``m.senses``: one legend entry each, its gloss shortened, then "other sense", then grey
+    "sense not known"; ``hover``: each use's text before, word, text after, the word in bold;
+    each dot's ``customdata`` its corpus sentence) and the two selected uses as stars
     (``texts``: A's word and B's), on the first two principal components; the axis titles
     give the share of the variance along each (an axis along which nothing varies says
     so). ``width``: the share of the page's chart width it gets (``_figure``)."""
     s = style(projector)
+    legend, of_use = m.senses.legend, np.asarray(m.senses.of_use, np.int64)
+    if not len(hover) == len(of_use) == len(m.points):
+        raise ValueError(f"{len(m.points)} uses, {len(hover)} hover texts and {len(of_use)} senses")
+    if sum(e.named for e in legend) >= len(SENSE_COLOURS):
+        raise ValueError(f"{sum(e.named for e in legend)} named senses; a use map has colours for "
+                         f"{len(SENSE_COLOURS) - 1}")
     shown = [f"{label(before)}<b>{label(word)}</b>{label(after)}" for before, word, after in hover]
-    traces = [go.Scatter(x=m.points[:, 0], y=m.points[:, 1], mode="markers", name=f"“{label(m.word)}” in the corpus",
-                         text=shown, hovertemplate="%{text}<extra></extra>",
-                         marker={"size": s["marker"], "color": USES, "opacity": 0.8})]
+    traces = []
+    # the unknown uses drawn first, under the senses; the legend lists the senses first (legendrank)
+    for k in sorted(range(len(legend)), key=lambda k: (legend[k].known, -k)):
+        e, at = legend[k], np.flatnonzero(of_use == k)
+        colour = SENSE_COLOURS[k] if e.named else SENSE_COLOURS[-1] if e.known else USES
+        sense = f"{label(e.label)}: {label(e.gloss)}" if e.named else label(e.label)
+        traces.append(go.Scatter(
+            x=m.points[at, 0], y=m.points[at, 1], mode="markers", legendrank=100 + k,
+            name=label(textwrap.shorten(e.gloss, SENSE_CHARS, placeholder=" …") if e.named else e.label),
+            text=[shown[i] for i in at], customdata=[m.sentences[i] for i in at],
+            hovertemplate=f"%{{text}}<br><i>{sense}</i><extra></extra>",
+            marker={"size": s["marker"], "color": colour, "opacity": 0.9 if e.known else 0.6}))
     for side, name in enumerate("AB"):
         traces.append(go.Scatter(
             x=[m.yours[side, 0]], y=[m.yours[side, 1]], mode="markers", name=f"{name}: “{label(texts[side])}”",

@@ -40,6 +40,19 @@ def chart_keyed(at, key: str) -> dict:
     return json.loads(el.proto.spec)
 
 
+def use_map_dots(spec: dict) -> list[dict]:
+    """A use map's dots (``lab.figures.use_map_chart``: the traces whose dots carry their
+    corpus sentence), one dict each: ``sentence``, ``x``, ``y``, its trace's ``name`` and
+    marker ``colour``, in corpus order."""
+    dots = []
+    for t in spec["data"]:
+        if "customdata" in t:
+            for s, x, y in zip(values(t["customdata"]), values(t["x"]), values(t["y"])):
+                dots.append({"sentence": int(s), "x": float(x), "y": float(y), "name": t["name"],
+                             "colour": t["marker"]["color"]})
+    return sorted(dots, key=lambda d: d["sentence"])
+
+
 def _unescaped(v):
     return re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v
 

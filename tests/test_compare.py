@@ -422,6 +422,31 @@ def test_the_build_tool_makes_the_shipped_corpus(tmp_path):
     assert out.read_bytes() == reference.CORPUS_FILE.read_bytes()
 
 
+def test_the_use_map_gives_each_use_the_sense_of_its_sentences_synset(tmp_path):
+    """A use of "bank" in an example of a sense of "bank" has that sense; one in an example of
+    another word's sense (sit.v.01, deposit.v.02), or of none, has no known sense."""
+    slope = Synset("bank.n.01", ("bank",), (25,), "sloping land")
+    money = Synset("depository_financial_institution.n.01", ("depository financial institution", "bank"), (0, 20),
+                   "a financial institution")
+    put_in = Synset("deposit.v.02", ("deposit", "bank"), (2, 0), "put into a bank account")
+    sit = Synset("sit.v.01", ("sit",), (200,), "be seated")
+    rows = [("the bank raised rates", money, "bank"), ("we sat on the river bank", sit, "sit"),
+            ("fish swim near the bank", slope, "bank"), ("she deposited cash at the bank", put_in, "deposit"),
+            ("the bank closed early", money, "bank"), ("a bank of the river", None, ""),
+            ("banks and the bank", slope, "bank")]
+    path = tmp_path / "corpus.tsv"
+    path.write_text("\n".join(reference.corpus_line(*r) for r in rows) + "\n")
+    corpus = reference.load_corpus(str(path))
+    m = FakeElmo()
+    ix = reference.ReferenceStore(corpus, tmp_path / "cache").index(m, 1)
+    out = m.run([["the", "bank"], ["the", "bank"]])
+    got = compare.use_map(ix, corpus, "bank", out.layers[1, 0, 1], out.layers[1, 1, 1], fewest=2)
+    assert got.sentences == [0, 1, 2, 3, 4, 5, 6]  # "banks" is another word: one use in the last sentence
+    assert [(e.label, e.tag_count, e.uses) for e in got.senses.legend] == [
+        ("bank.n.01", 25, 2), ("depository_financial_institution.n.01", 20, 2), ("sense not known", 0, 3)]
+    assert got.senses.of_use == (1, 2, 0, 2, 1, 2, 0)
+
+
 def test_in_context_cuts_long_sides_at_a_space():
     sentence = "one two three four five six seven bank eight nine ten eleven twelve thirteen"
     before, word, after = compare.in_context(sentence, 7, room=12)

@@ -284,17 +284,25 @@ def _every_kind_of_figure() -> list[go.Figure]:
 
 def _use_map():
     from lab.compare import UseMap
+    from lab.senses import UseSenses
 
     return UseMap("bank", "layer 6", np.array([[0.1, 0.2], [0.3, -0.1], [-0.2, 0.0]]), [0, 4, 9], [1, 2, 0],
-                  np.array([[-0.3, 0.1], [0.4, 0.2]]), np.array([0.6, 0.25]))
+                  np.array([[-0.3, 0.1], [0.4, 0.2]]), np.array([0.6, 0.25]), UseSenses(_unknown(3), (0, 0, 0)))
+
+
+def _unknown(uses: int) -> tuple:
+    from lab.senses import UNKNOWN_SENSE, Sense
+
+    return (Sense(UNKNOWN_SENSE, "", 0, uses),)
 
 
 def test_use_map_chart_shows_the_uses_and_yours_as_text():
     hover = [("we sat <b>by</b> the ", "bank", " <script>x</script>"), ("", "Bank", " rates"), ("a ", "bank", "")]
     fig = figures.use_map_chart(_use_map(), hover, ("bank", "<i>bank</i>"), "The 3 uses", "M")
-    uses, a, b = fig.data
+    uses, a, b = fig.data  # three uses of no known sense
     np.testing.assert_array_equal(uses.x, [0.1, 0.3, -0.2])
     np.testing.assert_array_equal(uses.y, [0.2, -0.1, 0.0])
+    assert uses.name == "sense not known" and uses.marker.color == figures.USES
     assert uses.text[0] == "we sat &lt;b&gt;by&lt;/b&gt; the <b>bank</b> &lt;script&gt;x&lt;/script&gt;"  # as typed
     assert (a.x[0], a.y[0], b.x[0], b.y[0]) == (-0.3, 0.1, 0.4, 0.2) and a.marker.symbol == b.marker.symbol == "star"
     assert b.name == "B: “&lt;i&gt;bank&lt;/i&gt;”"
@@ -306,6 +314,44 @@ def test_use_map_chart_shows_the_uses_and_yours_as_text():
     tiny = type(tiny)(**{**tiny.__dict__, "points": tiny.points * 1e-4, "yours": tiny.yours * 1e-4})
     blob = figures.use_map_chart(tiny, hover, ("bank", "bank"), "T", "M")
     assert list(blob.layout.xaxis.range) == [-figures.USE_MAP_SPAN / 2, figures.USE_MAP_SPAN / 2]
+
+
+def test_use_map_chart_colours_each_use_by_its_sense():
+    from lab.senses import OTHER_SENSE, UNKNOWN_SENSE, Sense, Synset, UseSenses
+
+    glosses = ["sloping land (especially the slope beside a body of water)", "a financial institution",
+               "a long ridge or pile", "tip <laterally>"]
+    named = [Sense(f"bank.x.0{k}", g, 4 - k, 1, Synset(f"bank.x.0{k}", ("bank",), (4 - k,), g))
+             for k, g in enumerate(glosses)]
+    legend = (*named, Sense(OTHER_SENSE, "", 0, 2), Sense(UNKNOWN_SENSE, "", 0, 2))
+    of_use = (5, 0, 4, 1, 2, 3, 4, 5)
+    base = _use_map()
+    m = type(base)(**{**base.__dict__, "points": np.arange(16.0).reshape(8, 2) / 40, "sentences": list(range(10, 18)),
+                      "words": [0] * 8, "senses": UseSenses(legend, of_use)})
+    fig = figures.use_map_chart(m, [("a ", "bank", "")] * 8, ("bank", "bank"), "T", "M")
+    *dots, a, b = fig.data
+    assert dots[0].name == UNKNOWN_SENSE  # drawn first, under the senses
+    by_name = {d.name: d for d in dots}
+    assert [d.name for d in sorted(dots, key=lambda d: d.legendrank)] == [
+        "sloping land (especially the slope …", "a financial institution", "a long ridge or pile",
+        "tip &lt;laterally&gt;", OTHER_SENSE, UNKNOWN_SENSE]  # the legend: most frequent first, glosses shortened
+    for d in dots:
+        k = next(k for k, e in enumerate(legend) if d.name in (e.label, figures.label(e.gloss)) or
+                 e.gloss.startswith(d.name.removesuffix(" …")) and e.gloss)
+        at = [i for i, e in enumerate(of_use) if e == k]
+        assert list(d.customdata) == [m.sentences[i] for i in at]  # each dot's sentence
+        np.testing.assert_array_equal(d.x, m.points[at, 0])
+        want = figures.SENSE_COLOURS[k] if k < 4 else figures.SENSE_COLOURS[-1] if k == 4 else figures.USES
+        assert d.marker.color == want
+    assert "bank.x.00: sloping land (especially the slope beside a body of water)" in by_name[
+        "sloping land (especially the slope …"].hovertemplate
+    assert not set(figures.SENSE_COLOURS) & set(figures.OKABE_ITO) and figures.USES not in figures.SENSE_COLOURS
+    too_many = UseSenses((*named, *named[:1], Sense(UNKNOWN_SENSE, "", 0, 2)), (0, 1, 2, 3, 4, 5, 5, 5))
+    with pytest.raises(ValueError, match="5 named senses; a use map has colours for 4"):
+        figures.use_map_chart(type(base)(**{**m.__dict__, "senses": too_many}), [("", "bank", "")] * 8,
+                              ("bank", "bank"), "T", "M")
+    with pytest.raises(ValueError, match="8 uses, 3 hover texts and 8 senses"):
+        figures.use_map_chart(m, [("", "bank", "")] * 3, ("bank", "bank"), "T", "M")
 
 
 def test_figures_carry_their_look_and_no_template():

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import analysis, compare, quiz, reference, senses
+from lab import analysis, compare, figures, quiz, reference, senses
 from lab.compare import MIN_OCCURRENCES
 from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
 from tests.conftest import ROOT
 from ui.frame import md_escape
-from tests.specs import chart, chart_keyed, tables, use_source, values
+from tests.specs import chart, chart_keyed, tables, use_map_dots, use_source, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -157,18 +157,20 @@ def test_the_maps_place_every_use_of_the_word_and_yours(models, small_corpus):
     for f, c in curves(models, small_corpus, 2, 6).items():
         top = len(c.layer_names) - 1
         spec = chart_keyed(at, f"cmp_uses_{f}")
-        dots, a, b = spec["data"]
-        assert len(values(dots["x"])) == len(uses) >= MIN_OCCURRENCES  # every use, and only those
+        a, b = spec["data"][-2:]
+        dots = use_map_dots(spec)
+        assert [d["sentence"] for d in dots] == [s for s, _ in uses] and len(uses) >= MIN_OCCURRENCES  # each use once
         want = compare.use_map(small_corpus.index(models[f], top), corpus, "bank", c.vectors_a[top], c.vectors_b[top])
-        np.testing.assert_allclose(np.stack([values(dots["x"]), values(dots["y"])], axis=1), want.points, atol=1e-9)
+        np.testing.assert_allclose([[d["x"], d["y"]] for d in dots], want.points, atol=1e-9)
         np.testing.assert_allclose([values(a["x"])[0], values(a["y"])[0], values(b["x"])[0], values(b["y"])[0]],
                                    want.yours.ravel(), atol=1e-9)
         assert f"The {len(uses)} uses of “bank” at {c.layer_names[top]}" in spec["layout"]["title"]["text"]
-        assert all("<b>bank</b>" in t.lower() for t in dots["text"])  # each dot's sentence, the word in bold
+        assert all("<b>bank</b>" in t.lower() for d in spec["data"][:-2] for t in d["text"])  # the word in bold
     # ELMo's character layer: every "bank" is one vector, which the map and a line say
     at = run_page(cmp_layer_elmo="0")
     flat = chart_keyed(at, "cmp_uses_elmo")
-    assert not np.any(values(flat["data"][0]["x"])) and "no spread" in flat["layout"]["xaxis"]["title"]["text"]
+    assert not any(d["x"] or d["y"] for d in use_map_dots(flat))
+    assert "no spread" in flat["layout"]["xaxis"]["title"]["text"]
     said = f"At {md_escape('word_emb')} every use of “bank” is one and the same vector"  # Markdown source
     assert any(c.value.startswith(said) for c in at.caption)
     # a word the corpus holds too rarely gets a line, not a map
@@ -177,6 +179,54 @@ def test_the_maps_place_every_use_of_the_word_and_yours(models, small_corpus):
     assert sum("“zebra” has fewer than" in c.value for c in at.caption) == 2
     assert not [c for c in at.caption if c.value.startswith("The maps:")]  # no map to explain
     assert not [c for c in at.get("plotly_chart") if (c.key or "").startswith("cmp_uses")]
+
+
+# The senses of "bank" in tests/fixtures/small_corpus.txt, from each sentence's synset and headword
+# there: the legend (WordNet's tag counts of "bank": 25, 20, 2, 2; then 1 and 0, together) and
+# each sentence's entry in it
+BANK_LEGEND = ["sloping land (especially the slope …", "a financial institution that accepts …",
+               "a long ridge or pile", "tip laterally", "other sense", "sense not known"]
+BANK_COLOURS = [*figures.SENSE_COLOURS[:4], figures.SENSE_COLOURS[-1], figures.USES]
+BANK_SENSES = {
+    "The bank approved the loan.": 1,  # depository_financial_institution.n.01
+    "She deposited her salary at the bank.": 5,  # deposit.v.02: "bank" is a lemma, "deposit" the headword
+    "The bank raised its interest rates.": 1,
+    "We walked along the river bank.": 0,  # bank.n.01
+    "The boat drifted towards the muddy bank.": 0,
+    "He opened an account at a small bank.": 5,  # no synset
+    "Money flows through the central bank.": 5,  # central_bank.n.01: "bank" is no lemma of it
+    "Deposits at the bank grew last year.": 5,
+    "A heron stood on the grassy bank.": 0,
+    "The unaffable ferryman scolded the kayakers near the bank.": 5,  # call_on_the_carpet.v.01: no "bank"
+    "The pilot had to bank the plane sharply.": 3,  # bank.v.01
+    "A huge bank of earth blocked the road.": 2,  # bank.n.03
+    "He operated a bank of switches in the control room.": 4,  # bank.n.04 (tag count 1)
+    "You can bank on his help.": 4,  # trust.v.01 (tag count of "bank" 0)
+}
+
+
+def assert_dots_show_their_senses(spec: dict, sentences) -> None:
+    """Every dot of a use map of "bank" on the small corpus has its sentence's sense: its
+    colour and legend entry (BANK_SENSES), the legend in BANK_LEGEND's order."""
+    dots = use_map_dots(spec)
+    assert sorted(sentences[d["sentence"]] for d in dots) == sorted(BANK_SENSES)  # every use, once
+    for d in dots:
+        k = BANK_SENSES[sentences[d["sentence"]]]
+        assert (d["name"], d["colour"]) == (BANK_LEGEND[k], BANK_COLOURS[k]), sentences[d["sentence"]]
+    ranked = sorted((t for t in spec["data"] if "customdata" in t), key=lambda t: t["legendrank"])
+    assert [t["name"] for t in ranked] == BANK_LEGEND
+
+
+def test_each_dot_has_the_colour_of_its_sentences_sense(small_corpus):
+    at = run_page()
+    for f in ("bert", "elmo"):
+        spec = chart_keyed(at, f"cmp_uses_{f}")
+        assert_dots_show_their_senses(spec, small_corpus.corpus.sentences)
+        hover = {small_corpus.corpus.sentences[int(s)]: t["hovertemplate"]
+                 for t in spec["data"] if "customdata" in t for s in values(t["customdata"])}
+        assert "depository_financial_institution.n.01: a financial institution" in hover["The bank approved the loan."]
+        assert "<i>sense not known</i>" in hover["She deposited her salary at the bank."]
+    assert any("A dot's colour is the word's WordNet sense" in c.value for c in at.caption)
 
 
 def test_self_similarity_and_a_word_absent_from_the_corpus(models, small_corpus):
