@@ -6,7 +6,8 @@ The same numbers the pages show, computed by the same ``lab`` functions on which
 models are configured (embedded by default): 1 environment, 2 ELMo inspection, 3 ELMo
 ``default`` vs ``elmo``, 4 the ambiguous word through ELMo's layers, 5 BERT's WordPiece
 inputs and three measures, 6 a minimal seeded Transformer block, 7 padding and its mask,
-8 the word through ELMo and BERT against each layer's anisotropy baseline, 9 the sense test.
+8 the word through ELMo and BERT against each layer's anisotropy baseline, and its uses in
+the reference corpus by WordNet sense, 9 the sense test.
 ``build`` returns the sections as data; ``as_text`` prints them as aligned tables and
 ``as_html`` writes one self-contained HTML file (plotly.js inline, so it opens offline)
 with the figures the pages draw.
@@ -24,6 +25,7 @@ import numpy as np
 
 from lab import analysis, sources, views
 from lab.models.transformer import run_block
+from lab.senses import NAMED_SENSES
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 
 VERSIONS = ("tensorflow", "tensorflow-text", "tensorflow-hub", "numpy", "streamlit", "plotly")
@@ -204,11 +206,19 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
             lines.append(f"{exc}. Its curve is left out.")
     labels = " · ".join(m.short_label for m in loaded.values())
     rows = compare.curve_rows(list(found.values()))
-    both = Section("8 · ELMo vs BERT: one word, both models, against each layer's baseline", lines,
-                   [Table(list(rows[0]), [[str(v) if isinstance(v, str) else _f(v) for v in r.values()] for r in rows])]
-                   if rows else [],
-                   [figures.word_curves_chart([(compare.COLOURS[f], c) for f, c in found.items()], False, labels)]
-                   if found else [])
+    tables = [Table(list(rows[0]), [[str(v) if isinstance(v, str) else _f(v) for v in r.values()] for r in rows])
+              ] if rows else []
+    charts = [figures.word_curves_chart([(compare.COLOURS[f], c) for f, c in found.items()], False, labels)
+              ] if found else []
+    maps, notes = _use_maps(found, loaded, store, runs["elmo"].words[0][ia])
+    if maps:
+        tables.append(Table(["use map", "sense", "gloss", "WordNet tag count", "uses"],
+                            [[c.short_label, e.label, e.gloss, str(e.tag_count), str(e.uses)]
+                             for c, m in maps for e in m.senses.legend]))
+        charts += [figures.use_map_chart(m, m.contexts(corpus.sentences), c.texts, m.title, c.short_label)
+                   for c, m in maps]
+    both = Section("8 · ELMo vs BERT: one word, both models, against each layer's baseline", lines + notes, tables,
+                   charts)
     tests = {f: stored.sense_test(m, f, m.source, "first") for f, m in loaded.items()}
     n = len(tests["bert"].labels)
     sense_lines = [f"For each of {n} sentence pairs that share an ambiguous word (bank, bat, spring, ...), the "
@@ -226,6 +236,30 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     senses = Section("9 · The sense test: which layer tells word senses apart?", sense_lines, [auc],
                      [figures.sense_chart([(compare.COLOURS[f], t) for f, t in tests.items()], labels)])
     return both, senses
+
+
+def _use_maps(found: dict, loaded: dict, store, word: str) -> tuple[list[tuple], list[str]]:
+    """(curve, ``lab.compare.UseMap``) of each model that placed the two words: every use of
+    ``word`` in the corpus at its top layer, by sense, as on the ELMo vs BERT page; and the
+    lines that say how to read them and what is left out."""
+    from lab import compare
+
+    maps, lines = [], []
+    for family, c in found.items():
+        top = len(c.layer_names) - 1
+        m = compare.use_map(store.index(loaded[family], top), store.corpus, word, c.vectors_a[top], c.vectors_b[top])
+        if m is None:
+            lines.append(f"“{word}” has fewer than {compare.MIN_OCCURRENCES} uses in the reference corpus: no map "
+                         f"for {c.short_label}.")
+        else:
+            maps.append((c, m))
+    if maps:
+        lines.append(f"Use maps: every use of “{word}” in the corpus at each model's top layer and the two "
+                     "sentences' (stars), on the first two principal components; a use is coloured by its "
+                     "WordNet sense where its sentence is WordNet's example of a sense of the word itself "
+                     f"(the {NAMED_SENSES} commonest by WordNet's tag counts named), grey where it "
+                     "illustrates another word (sense not known).")
+    return maps, lines
 
 
 def build(a: str, b: str, word: str | None = None, seed: int = 0, head: int = 0,
@@ -251,7 +285,8 @@ def build(a: str, b: str, word: str | None = None, seed: int = 0, head: int = 0,
         e_ia, e_ib = analysis.default_pair(*words)
         b_ia, b_ib = analysis.default_pair(*bert_out.words)
     block, padding = block_section([a, b], seed, head)
-    progress("reading the models against the reference corpus (baselines, the sense pairs)...")
+    progress("reading the models against the reference corpus (baselines, the top layers' uses of the word, "
+             "the sense pairs)...")
     store = store or reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
     both, senses = comparison_sections(bert, elmo, bert_out, elmo_out, e_ia, e_ib, store)
     return [environment(bert, elmo, [a, b]), elmo_inspection(elmo, elmo_out), elmo_sentence_vectors(elmo_out),

@@ -9,6 +9,7 @@ import pytest
 from lab import analysis, compare, models, report, senses, views
 from lab.__main__ import main
 from lab.tokenize import split_words
+from tests.test_page_compare import BANK_LEGEND, BANK_SENSES, assert_dots_show_their_senses
 
 A, B = report.DEFAULT_A, report.DEFAULT_B
 
@@ -101,6 +102,35 @@ def test_comparison_numbers_are_the_compare_pages(sections, small_corpus, embedd
         assert any(line.startswith(f"{t.short_label}: best at {t.layer_names[t.best]} ") for line in sections[8].lines)
 
 
+def test_the_comparison_maps_the_uses_of_the_word_by_sense(sections, small_corpus, embedded_bert):
+    """As on the ELMo vs BERT page: each model's map of the uses of "bank" at its top layer, every
+    dot in its sentence's sense, and the legend as a table."""
+    import json
+
+    import plotly.io
+
+    sentences = small_corpus.corpus.sentences
+    maps = [f for f in sections[7].figures if "uses of “bank”" in f.layout.title.text]
+    assert len(maps) == 2 and len(sections[7].figures) == 3
+    loaded = {"bert": embedded_bert, "elmo": models.load("elmo")}
+    for fig, m in zip(maps, loaded.values()):
+        spec = json.loads(plotly.io.to_json(fig))
+        assert_dots_show_their_senses(spec, sentences)
+        assert m.short_label in spec["layout"]["title"]["text"]
+    table = table_of(sections[7], "use map")
+    assert table.header == ["use map", "sense", "gloss", "WordNet tag count", "uses"]
+    counts = {k: sum(v == k for v in BANK_SENSES.values()) for k in range(len(BANK_LEGEND))}
+    for m in loaded.values():
+        rows = [r[1:] for r in table.rows if r[0] == m.short_label]
+        assert rows == [["bank.n.01", "sloping land (especially the slope beside a body of water)", "25", str(counts[0])],
+                        ["depository_financial_institution.n.01", "a financial institution that accepts deposits and "
+                         "channels the money into lending activities", "20", str(counts[1])],
+                        ["bank.n.03", "a long ridge or pile", "2", str(counts[2])],
+                        ["bank.v.01", "tip laterally", "2", str(counts[3])],
+                        ["other sense", "", "1", str(counts[4])], ["sense not known", "", "0", str(counts[5])]]
+    assert any(line.startswith("Use maps: every use of “bank”") for line in sections[7].lines)
+
+
 def test_padding_section_checks_the_mask(sections):
     lines = "\n".join(sections[6].lines)
     assert "padded keys are exactly 0: yes" in lines
@@ -125,10 +155,10 @@ def test_cli_writes_a_self_contained_html_file(tmp_path, capsys):
     assert re.search(r"<td class='n'>0\.\d{4}</td>", page) and "<td>layer 6</td>" in page  # numbers right-aligned
     assert not re.search(r"<script[^>]*\bsrc=", page)  # plotly.js is inline: the file opens offline
     assert "plotly.js v" in page
-    assert page.count("Plotly.newPlot") == 5 and len(page) > 3_000_000
+    assert page.count("Plotly.newPlot") == 7 and len(page) > 3_000_000  # the use maps: 2 of them
     # each figure's camera saves the PNG a page's chart does (figures.export_config)
     exports = [json.loads(m) for m in re.findall(r'"toImageButtonOptions": (\{[^}]*\})', page)]
-    assert len(exports) == 5 and {(e["width"], e["scale"], e["format"]) for e in exports} == {(1200, 2, "png")}
+    assert len(exports) == 7 and {(e["width"], e["scale"], e["format"]) for e in exports} == {(1200, 2, "png")}
     assert "bert-cosine-of-a-bank-and-b-bank-at-every-layer" in [e["filename"] for e in exports]
 
 
