@@ -966,8 +966,10 @@ def use_map_chart(m, hover: Sequence[tuple[str, str, str]], texts: tuple[str, st
     axes = {f"{a}axis": {"title": {"text": f"component {k + 1} ({shares[k]})"}, "showticklabels": False,
                          "showgrid": False, "zeroline": False, "range": [-half, half]}  # places, not values
             for k, a in enumerate("xy")}
+    # the legend, one entry a line in a column's width, below the plot: the figure grows by it
+    legend_room = round(1.5 * s["font"]) * (len(traces) - 1)
     return _figure(traces, title, model_label, projector, showlegend=True, legend={"orientation": "h"},
-                   height=s["height"] + 40, width=width, **axes)
+                   height=s["height"] + 40 + legend_room, width=width, **axes)
 
 
 def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]]], marks: dict[str, float | None],

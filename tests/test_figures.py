@@ -346,6 +346,9 @@ def test_use_map_chart_colours_each_use_by_its_sense():
     assert "bank.x.00: sloping land (especially the slope beside a body of water)" in by_name[
         "sloping land (especially the slope …"].hovertemplate
     assert not set(figures.SENSE_COLOURS) & set(figures.OKABE_ITO) and figures.USES not in figures.SENSE_COLOURS
+    # the legend's 8 entries, one a line in a column, below the plot: 5 lines more than a map of 3 entries
+    one_sense = figures.use_map_chart(_use_map(), [("a ", "bank", "")] * 3, ("bank", "bank"), "T", "M")
+    assert fig.layout.height - one_sense.layout.height == 5 * round(1.5 * figures.style(False)["font"])
     too_many = UseSenses((*named, *named[:1], Sense(UNKNOWN_SENSE, "", 0, 2)), (0, 1, 2, 3, 4, 5, 5, 5))
     with pytest.raises(ValueError, match="5 named senses; a use map has colours for 4"):
         figures.use_map_chart(type(base)(**{**m.__dict__, "senses": too_many}), [("", "bank", "")] * 8,
