@@ -73,24 +73,36 @@ def against_baseline(cosine: np.ndarray, baseline: np.ndarray | None) -> dict[st
 
 @dataclass(frozen=True)
 class TokenMap:
-    """One vector against every real token of some rows, per layer."""
+    """One vector against the real tokens of some rows, per layer: all of them, or a window
+    of each row's (``spans``)."""
 
-    cosine: np.ndarray  # (N, sum of the rows' lengths)
+    cosine: np.ndarray  # (N, number of columns)
     labels: list[str]  # one per column
     rows: list[int]  # the row of each column
     words: list[int]  # the word index of each column (-1 for [CLS]/[SEP])
+    spans: tuple[range, ...]  # the token positions shown of each row, in the order of ``rows``
+    cropped: bool  # whether tokens were left out
 
 
-def token_map(out: LayerVectors, vector: np.ndarray, rows: tuple[int, ...], prefix: bool = False) -> TokenMap:
+def token_map(out: LayerVectors, vector: np.ndarray, rows: tuple[int, ...], prefix: bool = False,
+              around: tuple[int, ...] | None = None, size: int | None = None) -> TokenMap:
     """``vector`` (N, C) against every real token of ``rows``, layer by layer.
 
-    With ``prefix`` each column label starts with its sentence ("A·bank").
+    With ``prefix`` each column label starts with its sentence ("A·bank"). With ``size``,
+    at most ``size`` tokens in all: of each row a ``window`` around its position in
+    ``around``, the room shared as ``shares`` does (a map of a long input is unreadable whole).
     """
-    lengths = out.lengths
-    tokens = np.concatenate([out.layers[:, r, : lengths[r]] for r in rows], axis=1)  # (N, Ttot, C)
-    labels = [f"{'AB'[r]}·{t}" if prefix else t for r in rows for t in out.tokens[r]]
-    return TokenMap(analysis.token_vs_tokens(vector, tokens), labels,
-                    [r for r in rows for _ in out.tokens[r]], [w for r in rows for w in out.word_at(r)])
+    lengths = [int(out.lengths[r]) for r in rows]
+    if size is None:
+        spans = [range(n) for n in lengths]
+    else:
+        spans = [window(n, centre, k) for n, centre, k in zip(lengths, around, shares(lengths, size))]
+    shown = list(zip(rows, spans))
+    tokens = np.concatenate([out.layers[:, r, s.start:s.stop] for r, s in shown], axis=1)  # (N, columns, C)
+    labels = [f"{'AB'[r]}·{t}" if prefix else t for r, s in shown for t in out.tokens[r][s.start:s.stop]]
+    return TokenMap(analysis.token_vs_tokens(vector, tokens), labels, [r for r, s in shown for _ in s],
+                    [w for r, s in shown for w in out.word_at(r)[s.start:s.stop]], tuple(spans),
+                    any(len(s) < n for s, n in zip(spans, lengths)))
 
 
 def cross_map(out: LayerVectors, layer: int, rows: tuple[int, int] = (0, 1)) -> np.ndarray:
@@ -114,6 +126,18 @@ def window(n: int, center: int, size: int) -> range:
     middle as the ends allow."""
     start = min(max(center - size // 2, 0), max(n - size, 0))
     return range(start, min(n, start + size))
+
+
+def shares(lengths, size: int) -> list[int]:
+    """``size`` positions shared among rows of ``lengths``: equal parts, where a row needs
+    fewer than its part the rest goes to the others (a short sentence B beside a long A:
+    B whole, A the rest)."""
+    parts, left = [0] * len(lengths), size
+    order = sorted(range(len(lengths)), key=lambda r: lengths[r])
+    for i, r in enumerate(order):
+        parts[r] = min(lengths[r], left // (len(order) - i))
+        left -= parts[r]
+    return parts
 
 
 def cross_window(out: LayerVectors, layer: int, around: tuple[int, int], size: int,

@@ -115,6 +115,36 @@ def test_cross_window_is_the_cross_map_around_the_selection():
     assert not small.cropped and small.cosine.shape == (30, 12)
 
 
+def test_shares_give_a_short_row_all_it_needs_and_the_rest_to_the_others():
+    assert views.shares([150, 150], 48) == [24, 24]
+    assert views.shares([150, 10], 48) == [38, 10]
+    assert views.shares([5, 7], 48) == [5, 7]  # room for everything
+    assert views.shares([30], 8) == [8]
+    assert sum(views.shares([100, 100], 49)) == 49
+
+
+def test_a_windowed_token_map_is_the_whole_map_s_columns_around_each_selection():
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(3)
+    lengths = [60, 10]
+    layers = rng.normal(size=(3, 2, 60, 4))  # (N, B, T, C)
+    tokens = [[f"a{i}" for i in range(60)], [f"b{i}" for i in range(10)]]
+    out = SimpleNamespace(layers=layers, lengths=np.array(lengths), tokens=tokens,
+                          word_at=lambda r: list(range(lengths[r])))
+    vector = rng.normal(size=(3, 4))
+    whole = views.token_map(out, vector, (0, 1), prefix=True)
+    assert whole.cosine.shape == (3, 70) and not whole.cropped and whole.spans == (range(60), range(10))
+    m = views.token_map(out, vector, (0, 1), prefix=True, around=(30, 4), size=24)
+    assert m.cropped and m.spans == (range(23, 37), range(0, 10))  # B whole, A the other 14 around word 30
+    keep = list(range(23, 37)) + list(range(60, 70))
+    np.testing.assert_array_equal(m.cosine, whole.cosine[:, keep])
+    assert m.labels == [whole.labels[k] for k in keep] and m.labels[0] == "A·a23"
+    assert m.rows == [0] * 14 + [1] * 10 and m.words == list(range(23, 37)) + list(range(10))
+    roomy = views.token_map(out, vector, (0, 1), around=(30, 4), size=100)
+    assert not roomy.cropped and roomy.cosine.shape == (3, 70)
+
+
 def test_context_only_moves_each_half_one_word_away():
     # B=2 sentences, T=3 slots, C=4 (forward = first 2, backward = last 2); row 1 has 2 words
     layer = np.array([
