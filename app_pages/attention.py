@@ -12,7 +12,7 @@ import streamlit as st
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
 from ui import charts, clicks, models, state
-from ui.frame import explain, frame, md_escape, pill_labels, plain_table, show_input_messages, show_table
+from ui.frame import explain, frame, md_escape, plain_table, show_input_messages, show_table, token_picker
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
 # the browser, and nobody reads that many labels anyway.
@@ -267,8 +267,7 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
     q_pos = [int(p) for p in view.query_positions]
     content = [p for p, t in zip(q_pos, view.query_tokens) if t not in analysis.SPECIAL]
     head = state.choice(st.segmented_control, "att_bhead", "Head", range(H), 0, format_func=lambda h: f"H{h + 1}")
-    token = state.choice(st.pills, "att_tok", "Query token", q_pos, (content or q_pos)[0],
-                         format_func=dict(zip(q_pos, pill_labels(view.query_tokens))).get)
+    token = token_picker("att_tok", "Query token", view.query_tokens, (content or q_pos)[0], positions=q_pos)
     qi = q_pos.index(token)
     # the head shown here, outlined over the model view: its figure unchanged, it is not drawn again
     charts.outline("att_model_view", figures.model_view_box(grid, layer, head))

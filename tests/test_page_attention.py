@@ -274,6 +274,12 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
     set_widget(at, "att_brow", 1)
     assert table(at, "att_head_matrix").shape == (48, 48)
     assert any("first 48" in w.value for w in at.warning)
+    picker = at.selectbox(key="_w_att_tok")  # 48 queries: a select box, not pills
+    assert picker.label == "Query token"
+    assert picker.options[:4] == ["0 · [CLS]", "1 · bank", "2 · river", "3 · bank"]
+    assert picker.value == 1 and '"bank" in every head' in texts(at)
+    set_widget(at, "att_tok", 4)
+    assert '"river" in every head' in texts(at)
     set_widget(at, "att_brow", 0)
     head_cols = columns(at, "att_head_matrix")
     assert any("script" in c for c in head_cols) and any("行" in c for c in head_cols)

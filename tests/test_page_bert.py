@@ -207,11 +207,11 @@ def test_long_input_is_truncated_with_a_notice():
 
 
 def test_a_long_input_map_shows_a_window_around_the_selected_words(embedded_bert):
-    a = " ".join(f"bank{i}" for i in range(150))  # hundreds of pieces; every word its own pill label
+    a = " ".join(f"bank{i}" for i in range(150))  # hundreds of pieces
     at = run_page(a=a)
     out = embedded_bert.run([a, B])
     word = 60  # a word far from both ends
-    at.pills[0].set_value(word).run()
+    at.selectbox(key="_w_bert_ta").set_value(word).run()  # a long sentence's words: a select box
     pos, n_a, n_b = out.positions(0, word)[0], len(out.tokens[0]), len(out.tokens[1])
     start = pos - 24  # the selected piece in the middle of 48
     assert 0 < start and start + 48 < n_a
@@ -221,7 +221,7 @@ def test_a_long_input_map_shows_a_window_around_the_selected_words(embedded_bert
     want = analysis.cosine_matrix(out.layers[-1, 0, start:start + 48], out.layers[-1, 1, :n_b])
     np.testing.assert_allclose(z, want, atol=1e-5)
     assert f"Tokens {start}-{start + 47} of A" in json.dumps(spec["layout"]["title"])
-    box = figures.outline_box(go.Figure(spec), pos - start, out.positions(1, at.pills[1].value)[0])
+    box = figures.outline_box(go.Figure(spec), pos - start, out.positions(1, at.pills[0].value)[0])
     assert f"top: {box['top']:.2f}px" in at.get_by_key("bert_ab_outline").markdown[0].value
     assert any("at most 48 tokens" in c.value for c in at.caption)
 
@@ -334,3 +334,20 @@ def test_in_projector_mode_the_long_explanation_folds_into_explain(defaults_out)
     (folded,) = [e for e in at.expander if shown(e)]
     assert folded.label == "Explain"
     assert at.get("plotly_chart") and not folded.get("plotly_chart")  # the figures stay on the page
+
+
+def test_a_long_sentence_s_words_are_picked_from_a_select_box(embedded_bert):
+    a = "I sat on the bank near the bank. " * 6  # 54 words; B's 10 stay pills
+    out = embedded_bert.run([a, B])
+    at = run_page(a=a)
+    picker = at.selectbox(key="_w_bert_ta")
+    assert picker.label == "Word in sentence A" and len(picker.options) == len(out.words[0]) == 54
+    assert picker.options[:9] == ["0 · I", "1 · sat", "2 · on", "3 · the", "4 · bank", "5 · near", "6 · the",
+                                  "7 · bank", "8 · ."]  # each "bank" its own: the number tells them apart
+    assert picker.value == 4 and [p.label for p in at.pills] == ["Word in sentence B"]
+    picker.set_value(43).run()  # the fifth sentence's second "bank"
+    assert at.selectbox(key="_w_bert_ta").value == 43 and at.query_params["bert_ta"] == "43"
+    np.testing.assert_allclose(list(curve_table(at).values()), expected_curve(out, 43, 6), atol=1e-4)
+    short = run_page(a=A)  # a short sentence: pills
+    assert [p.label for p in short.pills] == ["Word in sentence A", "Word in sentence B"]
+    assert not [s for s in short.selectbox if s.label.startswith("Word in")]

@@ -49,9 +49,14 @@ def curve(at) -> np.ndarray:
     return df.iloc[0].to_numpy(float)
 
 
-def expected(out, ia, ib, weights, gamma):
+def stack_of(out, weights, gamma) -> np.ndarray:
+    """The page's layers (NAMES): ELMo's three, the mix and the two context-only views, (6, B, T, C)."""
     context = [context_only(out.layers[j], out.lengths) for j in (1, 2)]  # lstm_outputs1, lstm_outputs2
-    stack = np.concatenate([out.layers, scalar_mix(out.layers, weights, gamma)[None], np.stack(context)])
+    return np.concatenate([out.layers, scalar_mix(out.layers, weights, gamma)[None], np.stack(context)])
+
+
+def expected(out, ia, ib, weights, gamma):
+    stack = stack_of(out, weights, gamma)
     return analysis.layerwise_cosine(stack[:, 0, ia], stack[:, 1, ib])
 
 
@@ -308,3 +313,26 @@ def test_a_link_with_values_off_a_sliders_scale_gets_the_defaults():
     assert not any("nan" in m.value for m in at.markdown)
     at = run_page(elmo_repeats="1", elmo_runs="-3")
     assert not at.exception and next(s for s in at.slider if s.label == "Runs").value == 6
+
+
+LONG = " ".join(["The bank by the river raised its rates again"] * 45)  # 405 words: the page reads 150
+
+
+def test_a_long_sentence_s_word_picker_is_a_select_box(elmo):
+    words, words_b = split_words(LONG)[:150], split_words(B)
+    out = elmo.run([words, words_b])
+    at = run_page(a=LONG)
+    assert not at.exception
+    picker = at.selectbox(key="_w_elmo_ia")
+    assert picker.label == "Word in sentence A"
+    assert picker.options == [f"{i} · {w}" for i, w in enumerate(words)]  # a repeated word's are distinct
+    assert picker.options[1] == "1 · bank" and picker.options[10] == "10 · bank"
+    assert [p.label for p in at.pills] == ["Word in sentence B"]  # B is short: pills
+    assert picker.value == 1 and at.pills[0].value == 6  # "bank" in each
+    w, g = mix_of(elmo)
+    picker.set_value(82).run()  # the tenth "bank"
+    assert at.selectbox(key="_w_elmo_ia").value == 82 and at.query_params["elmo_wa"] == "82:bank"
+    np.testing.assert_allclose(curve(at), expected(out, 82, 6, w, g), atol=1e-4)
+    at.selectbox(key="_w_elmo_ia").set_value(85).run()  # "river"
+    np.testing.assert_allclose(curve(at), expected(out, 85, 6, w, g), atol=1e-4)
+    assert at.query_params["elmo_wa"] == "85:river"

@@ -169,12 +169,32 @@ def show_input_messages(fr: Frame) -> None:
         st.stop()
 
 
+# More words than this make a wall of pills to scan: a select box instead, which a person
+# can search by typing.
+MAX_PILLS = 40
+
+
 def word_pills(key: str, row: int, words, fallback: int, **kwargs) -> int:
-    """Pills of the words of sentence A (``row`` 0) or B (1) bound to ``key``: the index of
-    the chosen word (``fallback`` where the stored one is not a word of the sentence). A
-    second click on the chosen word keeps it (``state.choice``)."""
-    return state.choice(st.pills, key, f"Word in sentence {'AB'[row]}", range(len(words)), fallback,
-                        format_func=pill_labels(words).__getitem__, **kwargs)
+    """A picker of the words of sentence A (``row`` 0) or B (1) bound to ``key``: the index
+    of the chosen word (``fallback`` where the stored one is not a word of the sentence).
+    Pills, or a select box for a long sentence (``token_picker``)."""
+    return token_picker(key, f"Word in sentence {'AB'[row]}", words, fallback, **kwargs)
+
+
+def token_picker(key: str, label: str, tokens, fallback: int, positions=None, **kwargs) -> int:
+    """One of ``tokens`` chosen, bound to the persistent ``key``: its position (``positions``,
+    one for each token; by default its index), ``fallback`` where the stored one is not
+    among them. Pills (a second click on the chosen one keeps it: ``state.choice``); for
+    more than ``MAX_PILLS`` tokens a select box, searchable, whose options read
+    "12 · bank" (position and token: a repeated word's are distinct). ``kwargs`` as for
+    either (``on_change``...)."""
+    positions = list(range(len(tokens)) if positions is None else positions)
+    if len(positions) > MAX_PILLS:
+        labels = [f"{p} · {t}" for p, t in zip(positions, tokens)]  # plain text: a select box reads no Markdown
+        return state.choice(st.selectbox, key, label, positions, fallback, format_func=dict(zip(positions, labels)).get,
+                            filter_mode="contains", **kwargs)
+    return state.choice(st.pills, key, label, positions, fallback,
+                        format_func=dict(zip(positions, pill_labels(tokens))).get, **kwargs)
 
 
 def pill_labels(words) -> list[str]:
