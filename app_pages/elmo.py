@@ -18,6 +18,7 @@ from ui import quiz as quiz_ui
 from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
+MAP_WORDS = 48  # per map, as the BERT page's: whole, a long input's map is an unreadable smear of labels
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
 CONTEXT_OF = {"context1": "lstm_outputs1", "context2": "lstm_outputs2"}  # metrics.json's names
 
@@ -222,30 +223,46 @@ def explore(pills_box) -> None:
                "predict the word. They leave the word's own identity out, so they separate senses more."
                + ("" if base is None else " The dark line across each bar is its baseline (the mix's for the "
                   "weights above): " + views.BASELINE_NOTE))
-    m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True)
+    m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True, around=pair.words, size=MAP_WORDS)
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
+    what = f"words {_spans(m.spans)}" if m.cropped else "every word of both sentences"
     charts.show(
-        charts.heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against every word of both sentences, '
-                       "per layer", about.label, fr.projector, x_title="words of A, then B", y_title="layer"),
+        charts.heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against {what}, per layer', about.label,
+                       fr.projector, x_title="words of A, then B", y_title="layer"),
         key="elmo_lt", selection_mode="points",
         on_select=clicks.on_click("elmo_lt", x=clicks.pick("", words_b, _store("elmo_wb", 1))))
-    st.caption("Which neighbours does the word resemble at each layer? Click a word of B to compare with it.")
+    st.caption("Which neighbours does the word resemble at each layer? Click a word of B to compare with it."
+               + (f" Long input: the map shows {MAP_WORDS} words, {_spans(m.spans)} (counted from 0), "
+                  "around the selected words; select other words to move it." if m.cropped else ""))
     _cross_map(stack, pair)
+
+
+def _spans(spans) -> str:
+    """Which words of A and B a windowed map shows: "40-77 of A and 0-9 of B"."""
+    return " and ".join(f"{s.start}-{s.stop - 1} of {name}" for s, name in zip(spans, "AB"))
 
 
 def _cross_map(stack, pair: views.WordPair) -> None:
     names = stack.layer_names
     layer = state.choice(st.segmented_control, "elmo_layer", "Layer for the A × B map", range(len(names)),
                          len(names) - 1, format_func=lambda i: names[i])
-    fig = charts.heatmap(views.cross_map(stack, layer), list(tokens[1]), list(tokens[0]), "Every word of A "
-                         f"against every word of B: {names[layer]}", about.label, fr.projector,
+    m = views.cross_window(stack, layer, pair.words, MAP_WORDS)
+    r, c = m.rows, m.cols
+    what = (f"Words {r.start}-{r.stop - 1} of A against words {c.start}-{c.stop - 1} of B" if m.cropped else
+            "Every word of A against every word of B")
+    fig = charts.heatmap(m.cosine, list(tokens[1][c.start:c.stop]), list(tokens[0][r.start:r.stop]),
+                         f"{what}: {names[layer]}", about.label, fr.projector,
                          x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="elmo_ab", selection_mode="points",
-                on_select=clicks.on_click("elmo_ab", x=clicks.pick("", range(len(tokens[1])), _store("elmo_wb", 1)),
-                                          y=clicks.pick("", range(len(tokens[0])), _store("elmo_wa", 0))))
+                on_select=clicks.on_click("elmo_ab", x=clicks.pick("", c, _store("elmo_wb", 1)),
+                                          y=clicks.pick("", r, _store("elmo_wa", 0))))
     # the selected pair's cell, outlined over the chart: another word moves the outline,
     # and the map, its figure unchanged, is not drawn again
-    charts.outline("elmo_ab", figures.outline_box(fig, *pair.words, projector=fr.projector))
+    charts.outline("elmo_ab", figures.outline_box(fig, pair.words[0] - r.start, pair.words[1] - c.start,
+                                                  projector=fr.projector))
+    if m.cropped:
+        st.caption(f"Long input: the map shows at most {MAP_WORDS} words of each sentence, around the selected "
+                   "words (counted from 0); select other words to move it.")
 
 
 st.header("3 · One word through the layers")

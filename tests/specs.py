@@ -1,6 +1,7 @@
 """The figures and tables a page drew, read back from AppTest: the Plotly JSON of a chart,
 found by its title or its key, and its arrays as NumPy; every table as a reader sees it;
-a vectors file (a page's download, ``python -m lab export``'s file) checked against its run."""
+a vectors file (a page's download, ``python -m lab export``'s file) checked against its run.
+And a click on a chart's cell, which AppTest cannot make."""
 
 from __future__ import annotations
 
@@ -51,6 +52,19 @@ def use_map_dots(spec: dict) -> list[dict]:
                 dots.append({"sentence": int(s), "x": float(x), "y": float(y), "name": t["name"],
                              "colour": t["marker"]["color"]})
     return sorted(dots, key=lambda d: d["sentence"])
+
+
+def click_cell(at, key: str, x: int, y: int):
+    """Click cell (x, y) of the chart shown under ``key``, as the browser reports it: a
+    selection of one point, sent with the other widgets' values on the next run (AppTest
+    has no interaction for a chart); returns the rerun page."""
+    (el,) = [c for c in at.get("plotly_chart") if c.key == key]
+    states = at._tree.get_widget_states()
+    clicked = states.widgets.add()
+    clicked.id = el.proto.id
+    clicked.string_value = json.dumps({"selection": {"points": [{"x": x, "y": y}], "point_indices": [0],
+                                                     "box": [], "lasso": []}})
+    return at._run(states)
 
 
 def _unescaped(v):

@@ -14,7 +14,7 @@ from lab.sources import embedded_metrics
 from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from tests.conftest import ROOT
-from tests.specs import chart, grid_formats, printed, tables, use_source, values, vectors_file
+from tests.specs import chart, click_cell, grid_formats, printed, tables, use_source, values, vectors_file
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -336,3 +336,38 @@ def test_a_long_sentence_s_word_picker_is_a_select_box(elmo):
     at.selectbox(key="_w_elmo_ia").set_value(85).run()  # "river"
     np.testing.assert_allclose(curve(at), expected(out, 85, 6, w, g), atol=1e-4)
     assert at.query_params["elmo_wa"] == "85:river"
+
+
+def test_a_long_sentence_s_maps_show_a_window_around_the_selected_words(elmo):
+    words, words_b = split_words(LONG)[:150], split_words(B)
+    out = elmo.run([words, words_b])
+    stack = stack_of(out, *mix_of(elmo))
+    at = run_page(a=LONG, elmo_wa="82:bank")
+    # A against both sentences: all 10 words of B, the other 38 of the 48 around A's word
+    spec = chart(at, "against words 63-100 of A and 0-9 of B")
+    z = values(spec["data"][0]["z"])
+    assert z.shape == (len(NAMES), 48)
+    np.testing.assert_allclose(z[:, :38], analysis.token_vs_tokens(stack[:, 0, 82], stack[:, 0, 63:101]), atol=1e-5)
+    np.testing.assert_allclose(z[:, 38:], analysis.token_vs_tokens(stack[:, 0, 82], stack[:, 1, :10]), atol=1e-5)
+    assert spec["layout"]["xaxis"]["ticktext"][:2] == ["A·The", "A·bank"]
+    assert any("the map shows 48 words, 63-100 of A and 0-9 of B" in c.value for c in at.caption)
+    # A × B at the mix: 48 words of A around the selected one, every word of B
+    spec = chart(at, "Words 58-105 of A against words 0-9 of B: elmo (mix)")
+    z = values(spec["data"][0]["z"])
+    assert z.shape == (48, 10)
+    np.testing.assert_allclose(z, analysis.cosine_matrix(stack[3, 0, 58:106], stack[3, 1, :10]), atol=1e-5)
+    assert any("at most 48 words of each sentence" in c.value for c in at.caption)
+    box = figures.outline_box(go.Figure(spec), 82 - 58, 6)
+    assert f"top: {box['top']:.2f}px" in at.get_by_key("elmo_ab_outline").markdown[0].value
+
+
+def test_a_click_on_a_long_sentence_s_maps_selects_the_word_clicked():
+    at = run_page(a=LONG, elmo_wa="82:bank")
+    click_cell(at, "elmo_lt", 38 + 5, 2)  # the column of B's "river", after 38 of A
+    assert at.pills[0].value == 5 and at.query_params["elmo_wb"] == "5:river"
+    click_cell(at, "elmo_lt", 3, 2)  # a column of A: only B's words are picked here
+    assert at.pills[0].value == 5 and at.selectbox(key="_w_elmo_ia").value == 82
+    click_cell(at, "elmo_ab", 0, 30)  # A's rows start at word 58: the row of word 88, "rates"
+    assert at.selectbox(key="_w_elmo_ia").value == 88 and at.query_params["elmo_wa"] == "88:rates"
+    assert at.pills[0].value == 0 and at.query_params["elmo_wb"] == "0:A"
+    assert chart(at, "Words 64-111 of A against words 0-9 of B")  # the window follows the word
