@@ -37,6 +37,9 @@ td, th { padding: 4px 5px !important; }
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"], [data-testid="stMetricLabel"] p,
 button [data-testid="stMarkdownContainer"], button p {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+/* A select box's list of options (a long sentence's words) opens in a layer of its own. */
+[data-testid="stSelectboxVirtualDropdown"] [role="option"],
+[data-testid="stSelectboxVirtualDropdown"] [role="option"] * { font-size: 1.35rem !important; }
 /* The sentence boxes tall enough for two sentences of the default length at this size. */
 [data-testid="stTextAreaRootElement"] { height: auto !important; }
 [data-testid="stTextAreaRootElement"] textarea { height: 6.6em !important; }
