@@ -19,10 +19,12 @@ from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 MAP_WORDS = 48  # per map, as the BERT page's: whole, a long input's map is an unreadable smear of labels
+MAP_WORDS_PROJECTOR = 24  # in projector type, 48 slanted labels across a map overlap
 LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
 CONTEXT_OF = {"context1": "lstm_outputs1", "context2": "lstm_outputs2"}  # metrics.json's names
 
 fr = frame("ELMo layers")
+map_words = MAP_WORDS_PROJECTOR if fr.projector else MAP_WORDS
 state.register(elmo_wa="", elmo_wb="", elmo_layer=3, elmo_repeats=False, elmo_runs=6, elmo_dropout=0.2)
 state.reset_when_changed((fr.sentence_a, fr.sentence_b), elmo_wa="", elmo_wb="")
 
@@ -223,7 +225,7 @@ def explore(pills_box) -> None:
                "predict the word. They leave the word's own identity out, so they separate senses more."
                + ("" if base is None else " The dark line across each bar is its baseline (the mix's for the "
                   "weights above): " + views.BASELINE_NOTE))
-    m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True, around=pair.words, size=MAP_WORDS)
+    m = views.token_map(stack, pair.vectors[0], (0, 1), prefix=True, around=pair.words, size=map_words)
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
     what = f"words {_spans(m.spans)}" if m.cropped else "every word of both sentences"
     charts.show(
@@ -232,7 +234,7 @@ def explore(pills_box) -> None:
         key="elmo_lt", selection_mode="points",
         on_select=clicks.on_click("elmo_lt", x=clicks.pick("", words_b, _store("elmo_wb", 1))))
     st.caption("Which neighbours does the word resemble at each layer? Click a word of B to compare with it."
-               + (f" Long input: the map shows {MAP_WORDS} words, {_spans(m.spans)} (counted from 0), "
+               + (f" Long input: the map shows {map_words} words, {_spans(m.spans)} (counted from 0), "
                   "around the selected words; select other words to move it." if m.cropped else ""))
     _cross_map(stack, pair)
 
@@ -246,7 +248,7 @@ def _cross_map(stack, pair: views.WordPair) -> None:
     names = stack.layer_names
     layer = state.choice(st.segmented_control, "elmo_layer", "Layer for the A × B map", range(len(names)),
                          len(names) - 1, format_func=lambda i: names[i])
-    m = views.cross_window(stack, layer, pair.words, MAP_WORDS)
+    m = views.cross_window(stack, layer, pair.words, map_words)
     r, c = m.rows, m.cols
     what = (f"Words {r.start}-{r.stop - 1} of A against words {c.start}-{c.stop - 1} of B" if m.cropped else
             "Every word of A against every word of B")
@@ -261,7 +263,7 @@ def _cross_map(stack, pair: views.WordPair) -> None:
     charts.outline("elmo_ab", figures.outline_box(fig, pair.words[0] - r.start, pair.words[1] - c.start,
                                                   projector=fr.projector))
     if m.cropped:
-        st.caption(f"Long input: the map shows at most {MAP_WORDS} words of each sentence, around the selected "
+        st.caption(f"Long input: the map shows at most {map_words} words of each sentence, around the selected "
                    "words (counted from 0); select other words to move it.")
 
 

@@ -371,3 +371,12 @@ def test_a_click_on_a_long_sentence_s_maps_selects_the_word_clicked():
     assert at.selectbox(key="_w_elmo_ia").value == 88 and at.query_params["elmo_wa"] == "88:rates"
     assert at.pills[0].value == 0 and at.query_params["elmo_wb"] == "0:A"
     assert chart(at, "Words 64-111 of A against words 0-9 of B")  # the window follows the word
+
+
+def test_in_projector_mode_a_long_sentence_s_maps_show_fewer_words():
+    # 48 slanted labels in projector type overlap: half as many
+    at = run_page(a=LONG, elmo_wa="82:bank", proj="1")
+    spec = chart(at, "against words 75-88 of A")  # and all 10 of B
+    assert values(spec["data"][0]["z"]).shape == (len(NAMES), 24)
+    assert values(chart(at, "Words 70-93 of A against words 0-9 of B")["data"][0]["z"]).shape == (24, 10)
+    assert any("at most 24 words of each sentence" in c.value for c in at.caption)
