@@ -12,7 +12,7 @@ import streamlit as st
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
 from ui import charts, clicks, models, state
-from ui.frame import explain, frame, md_escape, plain_table, show_input_messages, show_table, token_picker
+from ui.frame import explain, frame, md_escape, show_input_messages, show_table, token_picker
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
 # the browser, and nobody reads that many labels anyway.
@@ -109,8 +109,8 @@ def _block_batch(run) -> None:
         index=[f"{'AB'[b]} {name}" for b in range(B) for name in ("token", "token_ids", "padding_mask")],
         columns=[str(p) for p in range(T)],
     )
-    with st.container(key="att_batch"):
-        plain_table(table.astype(str))  # an HTML table: projector mode enlarges its type
+    with st.container(key="att_batch"):  # an HTML table (wrap): projector mode enlarges its type
+        show_table(table.astype(str), key="att_batch_table", projector=fr.projector, wrap=True)
     c = run.config
     st.markdown(
         f"Vocabulary: {len(run.vocabulary)} entries from the two sentences (`[PAD]` = 0, `[UNK]` = 1). "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import numpy as np
@@ -58,6 +60,18 @@ def texts(at: AppTest) -> str:
 
 
 # --- the minimal block -------------------------------------------------------------------
+
+
+def test_the_batch_table_downloads_as_csv(downloads):
+    """Every table of the app has its CSV, the token/padding table too."""
+    at = page(tables=False)
+    box = at.get_by_key("att_batch")
+    assert [b.proto.label for b in box.get("download_button")] == ["CSV"]
+    rows = list(csv.reader(io.StringIO(downloads(at, "att_batch_table_csv").decode("utf-8"))))
+    (batch,) = shown_tables(box)
+    assert rows[0] == [""] + [str(c) for c in batch.columns]
+    assert rows[1:] == [[name, *batch.loc[name].tolist()] for name in batch.index]
+    assert rows[1][-2:] == ["[PAD]", "[PAD]"]
 
 
 def test_block_matrix_follows_head_and_row_and_padded_keys_are_zero():
