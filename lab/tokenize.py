@@ -34,11 +34,18 @@ DEFAULT_A = "The central bank raised interest rates yesterday."
 DEFAULT_B = "A fisherman rested on the river bank at sunset."
 
 
+# The notice for text with digits but no letters (``prepare_text``)
+NUMBERS_ONLY = ("it has no letters, only numbers. The pages show how the models read them, but a number has "
+                "no word senses to compare: type a sentence with words to see context change a word.")
+
+
 def prepare_text(text: str, max_chars: int = MAX_INPUT_CHARS) -> tuple[str, list[str]]:
     """Clean a sentence a person typed; return it with notices about what changed.
 
     Raises ValueError with a message a person can act on when nothing usable is left
-    (empty, only spaces, only invisible characters, no letters or digits at all).
+    (empty, only spaces, only invisible characters, no letters or digits at all). Text with
+    digits but no letters ("1234 5678 90") is kept, with a notice: the models read numbers,
+    but a number has no senses for the pages to compare.
     """
     if not isinstance(text, str):
         raise ValueError("expected text")
@@ -50,9 +57,11 @@ def prepare_text(text: str, max_chars: int = MAX_INPUT_CHARS) -> tuple[str, list
     cleaned = " ".join(cleaned.split())  # newlines and runs of spaces -> one space
     if not cleaned:
         raise ValueError("it is empty. Type a sentence.")
-    if not re.search(r"\w", cleaned):
+    if not any(ch.isalnum() for ch in cleaned):
         raise ValueError("it has no letters or digits (only symbols, emoji or punctuation). "
                          "Type at least one word.")
+    if not any(ch.isalpha() for ch in cleaned):
+        notices.append(NUMBERS_ONLY)
     if len(cleaned) > max_chars:
         cleaned = cleaned[:max_chars].rsplit(" ", 1)[0] or cleaned[:max_chars]
         notices.append(f"it is longer than {max_chars:,} characters; only the first "

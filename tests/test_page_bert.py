@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import analysis, figures
+from lab.tokenize import NUMBERS_ONLY
 from tests.conftest import ROOT
 from tests.specs import chart, tables, use_source, values, vectors_file
 
@@ -194,6 +195,14 @@ def test_bad_input_gives_a_message_not_an_exception(text, expect):
     assert not at.exception
     assert any(expect in w.value for w in at.warning)
     assert not at.pills  # the page stops before the comparison
+
+
+def test_numbers_only_get_the_notice_and_the_page_goes_on():
+    at = run_page()
+    at.sidebar.text_area[1].input("1234 5678 90").run()
+    assert not at.exception
+    assert [i.value for i in at.info if "numbers" in i.value] == [f"Sentence B: {NUMBERS_ONLY}"]
+    assert at.pills  # a notice, not a refusal: the comparison is drawn
 
 
 def test_long_input_is_truncated_with_a_notice():

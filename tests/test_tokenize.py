@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lab.tokenize import prepare_text, split_words
+from lab.tokenize import NUMBERS_ONLY, prepare_text, split_words
 from lab.wordpiece import WordPieceTokenizer
 from tests.conftest import ROOT, TOY_VOCAB
 
@@ -89,6 +89,16 @@ def test_prepare_text_messages():
     long, notes = prepare_text("word " * 3000, max_chars=100)
     assert len(long) <= 100 and "longer than 100" in notes[0]
     assert prepare_text("<script>alert(1)</script>")[0] == "<script>alert(1)</script>"
+
+
+def test_numbers_without_letters_are_kept_with_a_notice():
+    assert prepare_text("1234 5678 90") == ("1234 5678 90", [NUMBERS_ONLY])
+    assert prepare_text("3.14 + 2 = 5.14")[1] == [NUMBERS_ONLY]
+    assert "no word senses" in NUMBERS_ONLY
+    for fine in ("bank 12", "東京 2024", "x"):  # a letter in any script: no notice
+        assert prepare_text(fine)[1] == []
+    with pytest.raises(ValueError, match="no letters or digits"):
+        prepare_text("___ ---")  # an underscore is a word character but neither letter nor digit
 
 
 def test_split_words_separates_punctuation():
