@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from lab import analysis, figures, quiz, views
+from lab.vectors import INPUT_LAYER
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
 from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
@@ -90,8 +91,8 @@ def compare() -> None:
     charts.show(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
                                     "Cosine similarity at every layer", out.model_label, fr.projector, baseline=base),
                 key="bert_curve")
-    st.caption("Layer 0 is the input embedding. The same word starts close (its word-piece embedding is shared) "
-               "and moves apart as the layers mix in context."
+    st.caption(f"`{INPUT_LAYER}` is the input embedding, before any attention. The same word starts close (its "
+               "word-piece embedding is shared) and moves apart as the layers mix in context."
                + ("" if base is None else " The dashed line is each layer's baseline: " + views.BASELINE_NOTE))
     layer_table(views.against_baseline(pair.cosine, base), pair.layer_names, fr.projector, "bert_curve_table")
     _token_map(pair)
@@ -157,7 +158,7 @@ def _measures(pair: views.WordPair) -> None:
 
 
 def _embedding_parts(pair: views.WordPair) -> None:
-    st.header("4 · The input embedding, part by part")
+    st.header("4 · The input layer, part by part")
     parts = views.embedding_parts(out, pair)
     if parts is None:
         st.info("This source does not expose its embedding parts; the embedded model does.")
@@ -167,8 +168,8 @@ def _embedding_parts(pair: views.WordPair) -> None:
     show_table(table.set_index("part").round(4), projector=fr.projector, key="bert_parts")
     pos_a, pos_b = pair.positions[0][0], pair.positions[1][0]
     wa, wb = (md_escape(w) for w in pair.texts)
-    st.caption(f"Before layer 0, BERT adds three vectors: the word-piece embedding, the position "
-               f"embedding and the segment (token-type) embedding, then normalizes. The word part of "
+    st.caption(f"`{INPUT_LAYER}` is the sum of three vectors, normalized: the word-piece embedding, the "
+               f"position embedding and the segment (token-type) embedding. The word part of "
                f'"{wa}" and "{wb}" has cosine {parts[0].cosine:.3f} (1.000 means the '
                f"same piece); the position part differs because the words sit at positions {pos_a} and "
                f"{pos_b}. 'Share' is each part's projection on the sum (the three add up to 1).")

@@ -13,6 +13,7 @@ import streamlit as st
 from lab import analysis, figures, quiz, sources, views
 from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
+from lab.vectors import INPUT_LAYER
 from ui import charts, clicks, models, state
 from ui import quiz as quiz_ui
 from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
@@ -20,7 +21,6 @@ from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 MAP_WORDS = 48  # per map, as the BERT page's: whole, a long input's map is an unreadable smear of labels
 MAP_WORDS_PROJECTOR = 24  # in projector type, 48 slanted labels across a map overlap
-LAYERS = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
 CONTEXT_OF = {"context1": "lstm_outputs1", "context2": "lstm_outputs2"}  # metrics.json's names
 
 fr = frame("ELMo layers")
@@ -29,9 +29,9 @@ state.register(elmo_wa="", elmo_wb="", elmo_layer=3, elmo_repeats=False, elmo_ru
 state.reset_when_changed((fr.sentence_a, fr.sentence_b), elmo_wa="", elmo_wb="")
 
 st.title("ELMo layers")
-st.caption("ELMo reads characters, builds a context-free word vector (`word_emb`), then two "
-           "bidirectional LSTM layers add context. Click a word in each sentence to see what "
-           "every layer does to it.")
+st.caption(f"ELMo reads characters, builds a context-free word vector (the input layer, `{INPUT_LAYER}`: "
+           "ELMo's `word_emb` output), then two bidirectional LSTM layers add context. Click a word in each "
+           "sentence to see what every layer does to it.")
 show_input_messages(fr)
 
 model = models.model("elmo", fr.elmo_source, lazy=True)  # a stored run can answer before it loads
@@ -190,7 +190,7 @@ def mix_controls() -> None:
                   disabled=learned is None,
                   help=None if learned is not None else "This source does not expose its learned mix.")
         s = st.columns(4)
-        for j, name in enumerate(LAYERS):
+        for j, name in enumerate(out.layer_names):
             with s[j]:
                 state.widget(st.slider, f"elmo_w{j}", f"w · {name}", min_value=-10.0, max_value=10.0, step=0.1,
                              on_change=lambda: state.rerun(*MIX_FRAGMENTS))
@@ -199,7 +199,7 @@ def mix_controls() -> None:
                          on_change=lambda: state.rerun(*MIX_FRAGMENTS))
         weights, gamma = _weights()
         st.markdown("softmax(w) = " + " · ".join(f"`{n}` **{p:.3f}**" for n, p in
-                                                  zip(LAYERS, analysis.softmax(weights)))
+                                                  zip(out.layer_names, analysis.softmax(weights)))
                     + f" · γ = **{gamma:.2f}**")
 
 
@@ -218,7 +218,7 @@ def explore(pills_box) -> None:
     charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at each layer',
                                      about.label, fr.projector, groups=groups, baseline=base), key="elmo_bars")
     layer_table(views.against_baseline(pair.cosine, base), pair.layer_names, fr.projector, "elmo_curve_table")
-    st.caption("`word_emb` sees only the characters of the word, so the same word has cosine 1.000 "
+    st.caption(f"`{INPUT_LAYER}` sees only the characters of the word, so the same word has cosine 1.000 "
                "in any context; the LSTM layers mix in the sentence around it. The orange *context-only* "
                "rows are not ELMo outputs: at each word they take the forward LSTM's state at the word "
                "before and the backward LSTM's state at the word after, which is what the biLM uses to "

@@ -18,9 +18,10 @@ import streamlit as st
 
 from lab import figures
 from lab.tokenize import DEFAULT_A
+from lab.vectors import INPUT_LAYER
 from ui import charts
 
-LAYERS = [f"layer {i}" for i in range(7)]  # as the embedded BERT's: the input embedding and 6 layers
+LAYERS = [INPUT_LAYER] + [f"layer {i}" for i in range(1, 7)]  # as the embedded BERT's: the input layer and 6
 
 st.set_page_config(page_title="Context Lab: floor page", layout="wide")
 with st.sidebar:

@@ -917,7 +917,8 @@ def sense_chart(tests: Sequence[tuple[int, Any]], model_label: str, projector: b
     """ROC AUC of the sense pairs at every layer of several models, and chance (0.5), on the
     relative-depth axis. ``tests``: (colour, ``lab.compare.SenseTest``) per model."""
     lines = [DepthLine(f"{t.short_label}: ROC AUC", t.layer_names, t.depth, t.auc, colour) for colour, t in tests]
-    lines.append(DepthLine("chance", ["input", "top"], [0.0, 1.0], [0.5, 0.5], 7, dashed=True))
+    ends = [tests[0][1].layer_names[0], tests[0][1].layer_names[-1]]  # named as the layers there: no tick of its own
+    lines.append(DepthLine("chance", ends, [0.0, 1.0], [0.5, 0.5], 7, dashed=True))
     n = len(tests[0][1].labels)
     return depth_chart(lines, f"Same or different sense? ROC AUC per layer over {n} sentence pairs", model_label,
                        projector, y_title="ROC AUC", y_range=(0.0, 1.05))

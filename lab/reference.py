@@ -48,7 +48,7 @@ from lab.senses import Synset
 from lab.vectors import LayerVectors
 
 CORPUS_FILE = Path(__file__).resolve().parent / "data" / "reference_corpus.tsv"
-CACHE_VERSION = 2  # bump when what is cached changes meaning (2: the self-similarity table)
+CACHE_VERSION = 3  # bump when what is cached changes meaning or names (the baselines store their layers' names)
 BASELINE_SENTENCES = 400
 BASELINE_PAIRS = 2000
 SELF_SIM_CONTEXTS = 40

@@ -27,6 +27,7 @@ from lab import analysis, sources, views
 from lab.models.transformer import run_block
 from lab.senses import NAMED_SENSES
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
+from lab.vectors import INPUT_LAYER
 
 VERSIONS = ("tensorflow", "tensorflow-text", "tensorflow-hub", "numpy", "streamlit", "plotly")
 
@@ -116,7 +117,8 @@ def elmo_word(elmo, out, ia: int, ib: int, baseline) -> Section:
     mix = "the model's learned mix" if learned is not None else "a uniform mix (no learned weights)"
     groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
     return Section(f"4 · The ambiguous word “{pair.texts[0]}” / “{pair.texts[1]}” through ELMo's layers",
-                   [f"`elmo (mix)` uses {mix}. `word_emb` is context-free: the same word gives 1.0.",
+                   [f"`{views.MIX_LAYER}` uses {mix}. `{INPUT_LAYER}` (ELMo's `word_emb`) is context-free: the same "
+                    "word gives 1.0.",
                     "The context-only rows are not ELMo outputs: at each word, the forward LSTM's state at the "
                     "word before and the backward LSTM's state at the word after, what the biLM uses to predict "
                     "the word. They leave the word's own identity out, so they separate senses more.", BASELINE_LINE],

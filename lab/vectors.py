@@ -17,6 +17,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+# The context-free input layer's name (``layers[0]``: BERT's embedding output, ELMo's
+# ``word_emb`` doubled) in every model's ``layer_names``, and so on every page, axis, table,
+# download and report: one name for both families, numbered as BERT's "layer 1", "layer 2"...
+INPUT_LAYER = "input (layer 0)"
 
 @dataclass(frozen=True)
 class BertParts:
@@ -65,8 +69,9 @@ class LayerVectors:
         tokens: per row, the real tokens in position order ([CLS]/[SEP] included for BERT).
         words: per row, the words of the row in order.
         word_positions: per row, per word, the token positions that make up the word.
-        layers: (N, B, T, C); ``layer_names`` names each (index 0 is the input layer when
-            the source gives it: BERT's embedding output, ELMo's ``word_emb``).
+        layers: (N, B, T, C); ``layer_names`` names each (index 0 is the input layer,
+            named ``INPUT_LAYER``, when the source gives it: BERT's embedding output,
+            ELMo's ``word_emb``).
         mask: (B, T) int32, 1 = real token.
         attentions: (L, B, H, T, T) softmax probabilities (query x key, padded keys exactly
             0), or None when the source cannot give them.
@@ -138,7 +143,8 @@ def to_arrays(out: LayerVectors) -> dict[str, np.ndarray]:
     - ``mask`` int32 (B, T): 1 = real token, 0 = padding (padded vectors are 0).
     - ``layers`` float32 (N, B, T, C); index 0 is the context-free input layer (BERT's
       embedding output, ELMo's ``word_emb`` doubled to width C).
-    - ``layer_names`` unicode (N,): the name of each layer.
+    - ``layer_names`` unicode (N,): the name of each layer (``INPUT_LAYER`` for index 0
+      when the model gives its input layer).
     - ``model`` unicode, shape (): the model's label.
     - ``attentions`` float32 (L, B, H, T, T), softmax probabilities (query x key), only
       when the source gives them; ``input_word_ids`` int32 (B, T), BERT only.

@@ -35,6 +35,16 @@ def chart(at, title_part: str) -> dict:
     raise AssertionError(f"no chart titled with {title_part!r}")
 
 
+# Names the input layer had before it had one (``lab.vectors.INPUT_LAYER``): no chart shows them
+OLD_INPUT_NAMES = {"embeddings", "embedding", "word_emb", "layer 0", "Layer 0", "input"}
+
+
+def ticks(spec: dict) -> list[str]:
+    """Every tick label of a chart's axes, a label of several lines ("<br>") split into them."""
+    return [line for axis in ("xaxis", "yaxis") for t in spec["layout"].get(axis, {}).get("ticktext") or []
+            for line in str(t).split("<br>")]
+
+
 def chart_keyed(at, key: str) -> dict:
     """The chart the page drew under ``key``, as JSON."""
     (el,) = [c for c in at.get("plotly_chart") if c.key == key]

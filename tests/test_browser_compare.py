@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 
+from lab.vectors import INPUT_LAYER
 from tests.browser import click_pill, download, record_requests, type_sentence, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -94,7 +95,7 @@ def test_the_baseline_switch_and_another_neighbour_layer(app_server, page):
     layer = page.get_by_role("combobox", name=f"{ELMO} layer")
     layer.scroll_into_view_if_needed()
     layer.click()
-    page.get_by_role("option").filter(has_text="word_emb").click()
+    page.get_by_role("option").filter(has_text=INPUT_LAYER).click()
     page.wait_for_url(re.compile(r"cmp_layer_elmo=0\b"), timeout=120_000)
     wait_idle(page)
     now = neighbour_lists(page)

@@ -6,6 +6,7 @@ import io
 import numpy as np
 import pytest
 
+from lab.vectors import INPUT_LAYER
 from tests.browser import download, record_requests, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -31,7 +32,7 @@ def test_vectors_download_as_the_export_contract(bert_page, sent):
     z = np.load(io.BytesIO(data))  # no pickle: it opens anywhere
     assert z["tokens"][0, :4].tolist() == ["[CLS]", "the", "central", "bank"]
     assert z["layers"].shape == (7, 2, 12, 384) and z["attentions"].shape == (6, 2, 12, 12, 12)
-    assert list(z["layer_names"])[0] == "embeddings" and "MiniLM" in str(z["model"])
+    assert list(z["layer_names"])[0] == INPUT_LAYER and "MiniLM" in str(z["model"])
 
 
 def test_a_table_downloads_as_csv(bert_page, sent):

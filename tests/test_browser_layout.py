@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from lab import figures
+from lab.vectors import INPUT_LAYER
 
 from tests.browser import serve_app, wait_idle
 
@@ -132,7 +133,7 @@ def test_printed_values_fit_their_cells_at_any_width(app_server, browser, width,
         assert any(display == "none" or shown < size - 0.5 for size, _, shown, display in found)
 
 
-BERT_BASE = ["embeddings"] + [f"layer {i}" for i in range(1, 13)]
+BERT_BASE = [INPUT_LAYER] + [f"layer {i}" for i in range(1, 13)]
 
 
 @pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from lab.__main__ import main
+from lab.vectors import INPUT_LAYER
 from tests.conftest import ROOT
 from tests.specs import vectors_file
 
@@ -18,7 +19,7 @@ def test_export_bert_npz(tmp_path, embedded_bert):
     assert z["tokens"][0].tolist() == ["[CLS]", "the", "bank", ".", "[SEP]"] + [""] * 3
     assert z["layers"].shape == (7, 2, 8, 384) and z["attentions"].shape == (6, 2, 12, 8, 8)
     assert z["mask"].tolist()[0] == [1] * 5 + [0] * 3
-    assert z["layer_names"][0] == "embeddings"
+    assert z["layer_names"][0] == INPUT_LAYER
 
 
 def test_export_reports_bad_input(tmp_path, capsys):
@@ -66,7 +67,7 @@ def test_export_elmo_npz_from_allennlp_files(tmp_path):
     assert z["tokens"][0].tolist() == ["The", "bank", "raised", "rates", "."] + [""] * 2
     assert z["layers"].shape == (3, 2, 7, 32)
     assert z["mask"].tolist()[0] == [1] * 5 + [0] * 2
-    assert z["layer_names"].tolist() == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    assert z["layer_names"].tolist() == [INPUT_LAYER, "lstm_outputs1", "lstm_outputs2"]
     assert "attentions" not in z and "input_word_ids" not in z
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from lab import analysis, compare, quiz, reference, senses, views
 from lab.senses import Synset
-from lab.vectors import LayerVectors
+from lab.vectors import INPUT_LAYER, LayerVectors
 from tests.conftest import ROOT
 
 
@@ -143,14 +143,14 @@ class FakeBilm(FakeElmo):
         out = super().run(tokens)
         top = out.layers[1:] * 2.0 + out.layers[1:].mean(axis=-1, keepdims=True)
         return replace(out, layers=np.concatenate([out.layers, top]),
-                       layer_names=["word_emb", "lstm_outputs1", "lstm_outputs2"])
+                       layer_names=[INPUT_LAYER, "lstm_outputs1", "lstm_outputs2"])
 
 
 def test_store_baselines_of_context_only_views_and_of_any_mix(corpus, tmp_path):
     m = FakeBilm()
     store = reference.ReferenceStore(corpus, tmp_path / "cache")
     base = store.baseline(m)
-    assert base.layer_names == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    assert base.layer_names == [INPUT_LAYER, "lstm_outputs1", "lstm_outputs2"]
     assert list(base.views) == list(views.CONTEXT_LAYERS)
     # by hand: the whole corpus in one run (the fake has no batch effects), its views, the same pairs
     from lab.tokenize import split_words
@@ -560,8 +560,9 @@ def test_baseline_command_prints_layers_and_self_similarities(tmp_path, monkeypa
     assert main(["baseline", "--model", "elmo", "--words", "bank", "zebra"]) == 0
     out = capsys.readouterr().out
     assert "8 sentences" in out and "ELMo-mini" in out
-    rows = [line.split() for line in out.splitlines() if line.startswith(("word_emb", "lstm_outputs"))]
-    assert [r[0] for r in rows] == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    names = [INPUT_LAYER, "lstm_outputs1", "lstm_outputs2"]
+    rows = [line.split() for line in out.splitlines() if line.startswith(tuple(names))]
+    assert [next(n for n in names if " ".join(r).startswith(n)) for r in rows] == names
     assert all(r[-2] == "too" and r[-1] == "rare" for r in rows)  # zebra: not in the corpus
     assert "bank 6 of 6" in out and "zebra 0 of 0" in out
     assert "neighbour index" not in out

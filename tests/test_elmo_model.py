@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 
 from lab.models.elmo import ElmoConfig, ElmoModel, char_ids
-from lab.vectors import LayerVectors
+from lab.vectors import INPUT_LAYER, LayerVectors
 
 from lab.models.elmo_io import (
     ElmoRunner,
@@ -43,7 +43,7 @@ def test_output_shapes(tiny):
         assert a.shape == (B, T, C) and a.dtype == np.float32
     assert out.elmo.default.shape == (B, C)
     assert out.layers.shape == (3, B, T, C)
-    assert out.layer_names == ["word_emb", "lstm_outputs1", "lstm_outputs2"]
+    assert out.layer_names == [INPUT_LAYER, "lstm_outputs1", "lstm_outputs2"]
     assert out.lengths.tolist() == [7, 9, 1]
     assert out.mask.sum(axis=1).tolist() == [7, 9, 1]
     assert out.tokens == SENTENCES

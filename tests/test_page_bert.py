@@ -9,8 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from lab import analysis, figures
 from lab.tokenize import NUMBERS_ONLY
+from lab.vectors import INPUT_LAYER
 from tests.conftest import ROOT
-from tests.specs import chart, tables, use_source, values, vectors_file
+from tests.specs import OLD_INPUT_NAMES, chart, chart_keyed, tables, ticks, use_source, values, vectors_file
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -52,12 +53,25 @@ def test_default_view_compares_the_shared_word(defaults_out):
     assert any("all-MiniLM-L6-v2" in c.value for c in at.caption)  # the view names its model
 
 
+def test_the_input_layer_has_one_name_in_charts_tables_and_prose(defaults_out):
+    at = run_page()
+    assert defaults_out.layer_names[0] == INPUT_LAYER
+    for key in ("bert_curve", "bert_lt_1"):  # the layer curve (x) and the token map (y)
+        assert INPUT_LAYER in ticks(chart_keyed(at, key)), key
+    for c in at.get("plotly_chart"):
+        assert not OLD_INPUT_NAMES & set(ticks(json.loads(c.proto.spec))), c.key
+    assert list(curve_table(at))[0] == INPUT_LAYER
+    prose = [e.value for kind in ("caption", "markdown", "header") for e in at.get(kind)]
+    assert sum(f"`{INPUT_LAYER}`" in p for p in prose) == 2  # the curve's caption, the embedding parts'
+    assert not any(old in p for p in prose for old in ("Layer 0", "layer 0 ", "Before layer", "`embeddings`"))
+
+
 def test_the_vectors_download_loads_without_pickle(downloads, defaults_out):
     """The page keeps its run without attentions; the download runs the model again, so
     it holds them too. Every array loads with plain np.load and equals lab's run."""
     z = vectors_file(downloads(run_page(), "bert_npz"), defaults_out)
     assert z["tokens"][0, :4].tolist() == ["[CLS]", "the", "central", "bank"]
-    assert "attentions" in z and z["layer_names"][0] == "embeddings"
+    assert "attentions" in z and z["layer_names"][0] == INPUT_LAYER
 
 
 def test_selecting_other_words_changes_the_plotted_values(defaults_out):

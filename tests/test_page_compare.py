@@ -3,6 +3,7 @@ the test writes (so that the neighbours can be checked by brute force)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -13,9 +14,10 @@ from lab import analysis, compare, figures, quiz, reference, senses
 from lab.compare import MIN_OCCURRENCES
 from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
+from lab.vectors import INPUT_LAYER
 from tests.conftest import ROOT
 from ui.frame import md_escape
-from tests.specs import chart, chart_keyed, tables, use_map_dots, use_source, values
+from tests.specs import OLD_INPUT_NAMES, chart, chart_keyed, tables, ticks, use_map_dots, use_source, values
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -64,7 +66,7 @@ def test_plotted_values_and_baselines_are_labs(models, small_corpus):
         pairs = analysis.random_pairs(rows, reference.BASELINE_PAIRS, seed=0)
         np.testing.assert_allclose(small_corpus.baseline(m).values, analysis.mean_pair_cosine(vecs, pairs), atol=1e-6)
     spec = chart(at, "at every layer of both models")
-    assert spec["layout"]["xaxis"]["ticktext"][0] == "embeddings<br>word_emb"  # layers named at each depth
+    assert spec["layout"]["xaxis"]["ticktext"][0] == INPUT_LAYER  # layers named at each depth, the input layers alike
     assert "all-MiniLM-L6-v2" in spec["layout"]["title"]["text"] and "ELMo-mini" in spec["layout"]["title"]["text"]
 
 
@@ -171,7 +173,7 @@ def test_the_maps_place_every_use_of_the_word_and_yours(models, small_corpus):
     flat = chart_keyed(at, "cmp_uses_elmo")
     assert not any(d["x"] or d["y"] for d in use_map_dots(flat))
     assert "no spread" in flat["layout"]["xaxis"]["title"]["text"]
-    said = f"At {md_escape('word_emb')} every use of “bank” is one and the same vector"  # Markdown source
+    said = f"At {md_escape(INPUT_LAYER)} every use of “bank” is one and the same vector"  # Markdown source
     assert any(c.value.startswith(said) for c in at.caption)
     # a word the corpus holds too rarely gets a line, not a map
     at = run_page(a="A zebra grazed near the bank.", b="The zebra slept.")
@@ -365,6 +367,16 @@ def test_the_sense_test_section(models):
             assert why == f"at or {'below' if same[i] else 'above'} {share:.0%} of " \
                           f"{'different' if same[i] else 'same'}-sense pairs"
     assert any("your pair's cosine" in m.value and "of the same-sense pairs" in m.value for m in at.markdown)
+
+
+def test_the_input_layer_has_one_name_on_every_depth_axis():
+    at = run_page()
+    for key in ("cmp_curves", "cmp_self", "cmp_senses"):
+        spec = chart_keyed(at, key)
+        assert spec["layout"]["xaxis"]["ticktext"][0] == INPUT_LAYER, key  # both models' input layers: one tick
+    for c in at.get("plotly_chart"):
+        assert not OLD_INPUT_NAMES & set(ticks(json.loads(c.proto.spec))), c.key
+    assert INPUT_LAYER in [o for s in at.selectbox for o in s.options]  # the neighbours' layer menus
 
 
 def test_an_embedded_model_that_cannot_be_loaded_says_so(unloadable_models):

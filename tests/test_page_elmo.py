@@ -13,12 +13,13 @@ from lab.models.elmo_io import export_saved_model, load_elmo
 from lab.sources import embedded_metrics
 from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
+from lab.vectors import INPUT_LAYER
 from tests.conftest import ROOT
 from tests.specs import chart, click_cell, grid_formats, printed, tables, use_source, values, vectors_file
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
-NAMES = ["word_emb", "lstm_outputs1", "lstm_outputs2", "elmo (mix)", "context-only 1", "context-only 2"]
+NAMES = [INPUT_LAYER, "lstm_outputs1", "lstm_outputs2", "elmo (mix)", "context-only 1", "context-only 2"]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +72,7 @@ def test_default_view_and_selecting_other_words(elmo, defaults_out):
     assert [p.value for p in at.pills] == [2, 6]  # the two "bank"s
     w, g = mix_of(elmo)
     np.testing.assert_allclose(curve(at), expected(defaults_out, 2, 6, w, g), atol=1e-4)
-    assert curve(at)[0] == pytest.approx(1.0, abs=1e-5)  # word_emb is context-free
+    assert curve(at)[0] == pytest.approx(1.0, abs=1e-5)  # the input layer is context-free
     at.pills[0].set_value(4).run()  # "interest"
     at.pills[1].set_value(5).run()  # "river"
     np.testing.assert_allclose(curve(at), expected(defaults_out, 4, 5, w, g), atol=1e-4)
@@ -84,7 +85,7 @@ def test_the_vectors_download_loads_without_pickle(downloads, defaults_out):
     shorter sentence's row ends in padding ("" tokens, mask 0)."""
     z = vectors_file(downloads(run_page(), "elmo_npz"), defaults_out)
     assert z["tokens"][0].tolist() == split_words(A) + ["", ""]
-    assert z["layer_names"][0] == "word_emb"
+    assert z["layer_names"][0] == INPUT_LAYER
 
 
 def test_another_word_moves_the_a_by_b_outline_and_leaves_the_map_as_it_was():

@@ -10,6 +10,8 @@ from lab import analysis, compare, models, report, senses, views
 from lab.__main__ import main
 from lab.tokenize import split_words
 from tests.test_page_compare import BANK_LEGEND, BANK_SENSES, assert_dots_show_their_senses
+from lab.vectors import INPUT_LAYER
+from tests.specs import OLD_INPUT_NAMES, ticks
 
 A, B = report.DEFAULT_A, report.DEFAULT_B
 
@@ -42,7 +44,7 @@ def test_elmo_numbers_are_labs(sections):
     pair = views.word_pair(views.mix(out, [0, 0, 0], 1.0), (0, ia), (1, ib))
     printed = {r[0]: float(r[1]) for r in table_of(sections[3], "layer").rows}
     np.testing.assert_allclose([printed[n] for n in pair.layer_names], pair.cosine, atol=1e-4)
-    assert printed["word_emb"] == 1.0
+    assert printed[INPUT_LAYER] == 1.0
     # the context-only rows, as on the ELMo page: at "bank" (A's word 2), the forward half
     # of lstm_outputs2 at word 1 and its backward half at word 3
     both = views.word_pair(views.with_context_only(views.mix(out, [0, 0, 0], 1.0)), (0, ia), (1, ib))
@@ -129,6 +131,21 @@ def test_the_comparison_maps_the_uses_of_the_word_by_sense(sections, small_corpu
                         ["bank.v.01", "tip laterally", "2", str(counts[3])],
                         ["other sense", "", "1", str(counts[4])], ["sense not known", "", "0", str(counts[5])]]
     assert any(line.startswith("Use maps: every use of “bank”") for line in sections[7].lines)
+
+
+def test_the_input_layer_has_the_pages_name_in_every_table_and_figure(sections):
+    """As on the pages: one name for the input layer, on each layer axis, in each table and
+    in the prose."""
+    elmo_bars, bert_curve = sections[3].figures[0], sections[4].figures[0]
+    curves, aucs = sections[7].figures[0], sections[8].figures[0]
+    for fig in (elmo_bars, bert_curve, curves, aucs):
+        assert fig.layout.xaxis.ticktext[0] == INPUT_LAYER
+    for s in sections:
+        for fig in s.figures:
+            assert not OLD_INPUT_NAMES & set(ticks(fig.to_plotly_json())), s.title
+    assert table_of(sections[3], "layer").rows[0][0] == INPUT_LAYER
+    assert [r[1] for r in table_of(sections[8], "model").rows].count(INPUT_LAYER) == 2  # both models'
+    assert any(f"`{INPUT_LAYER}`" in line for line in sections[3].lines)
 
 
 def test_padding_section_checks_the_mask(sections):

@@ -28,7 +28,7 @@ from lab.models.bert_serving import COMMON_BUCKETS, BucketedForward
 from lab.serving import EagerUntilTraced
 from lab.tokenize import Encoding, clean_text
 from lab.wordpiece import MAX_POSITIONS, WordPieceTokenizer
-from lab.vectors import BertParts, LayerVectors, short_label
+from lab.vectors import INPUT_LAYER, BertParts, LayerVectors, short_label
 
 # --- config ------------------------------------------------------------------------------
 
@@ -402,7 +402,7 @@ class EmbeddedBert:
             kept = int(packed["input_mask"].sum()) - 3
             truncated = [truncated[0] or kept < len(encodings[0].ids) + len(encodings[1].ids)] * 2
         return _vectors(self, sentences, encodings, packed, out.hidden_states,
-                        ["embeddings"] + [f"layer {i}" for i in range(1, L + 1)], out.pooled, pair,
+                        [INPUT_LAYER] + [f"layer {i}" for i in range(1, L + 1)], out.pooled, pair,
                         truncated, attentions=out.attentions,
                         embedding_parts={"word": out.word, "position": out.position,
                                          "token type": out.token_type})

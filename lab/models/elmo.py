@@ -41,7 +41,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 
-LAYER_NAMES = ["word_emb", "lstm_outputs1", "lstm_outputs2"]
 OUTPUT_KEYS = ["word_emb", "lstm_outputs1", "lstm_outputs2", "elmo", "default", "sequence_len"]
 # Character slots per token in bilm-tf's input format (and so in TF Hub ELMo v3):
 # <bow>, at most 48 UTF-8 bytes, <eow>, padding.

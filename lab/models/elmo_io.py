@@ -25,7 +25,6 @@ import tensorflow as tf
 from lab import sources
 from lab.models.elmo import (
     CHARS_PER_TOKEN,
-    LAYER_NAMES,
     OUTPUT_KEYS,
     ElmoConfig,
     ElmoModel,
@@ -35,9 +34,11 @@ from lab.models.elmo import (
     char_ids_tf,
 )
 from lab.sources import SourceError
-from lab.vectors import ElmoParts, LayerVectors, short_label
+from lab.vectors import INPUT_LAYER, ElmoParts, LayerVectors, short_label
 
 ASSETS = sources.EMBEDDED_ELMO
+# ``layers``' names: ``word_emb`` doubled (the input layer), then the biLM's two layers
+LAYER_NAMES = [INPUT_LAYER, "lstm_outputs1", "lstm_outputs2"]
 
 # ---------------------------------------------------------------------------------------
 # Runners: what the app calls
