@@ -213,14 +213,14 @@ def explore(pills_box) -> None:
                         hides="this section's chart, table and maps"):
         return
     wa, wb = pair.texts
-    groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
     base = baseline.at(pair.layer_names, _weights()[0]) if baseline is not None else None  # the mix's: the weights'
     charts.show(figures.bar_by_layer(pair.layer_names, pair.cosine, f'Cosine of A "{wa}" and B "{wb}" at each layer',
-                                     about.label, fr.projector, groups=groups, baseline=base), key="elmo_bars")
+                                     about.label, fr.projector, groups=views.layer_kinds(pair.layer_names),
+                                     baseline=base, group_names=views.LAYER_KINDS), key="elmo_bars")
     layer_table(views.against_baseline(pair.cosine, base), pair.layer_names, fr.projector, "elmo_curve_table")
     st.caption(f"`{INPUT_LAYER}` sees only the characters of the word, so the same word has cosine 1.000 "
-               "in any context; the LSTM layers mix in the sentence around it. The orange *context-only* "
-               "rows are not ELMo outputs: at each word they take the forward LSTM's state at the word "
+               "in any context; the LSTM layers mix in the sentence around it. The *context-only* bars "
+               "are not ELMo outputs: at each word they take the forward LSTM's state at the word "
                "before and the backward LSTM's state at the word after, which is what the biLM uses to "
                "predict the word. They leave the word's own identity out, so they separate senses more."
                + ("" if base is None else " The dark line across each bar is its baseline (the mix's for the "

@@ -518,10 +518,11 @@ def layer_curve(
 def bar_by_layer(
     layer_names: Sequence[str], values: Sequence[float], title: str, model_label: str,
     projector: bool = False, y_title: str = "cosine similarity", groups: Sequence[int] | None = None,
-    baseline: Sequence[float] | None = None,
+    baseline: Sequence[float] | None = None, group_names: Sequence[str] | None = None,
 ) -> go.Figure:
     """One bar per layer, value printed beyond its end; ``groups`` (one int per bar) colours
-    kinds of layers apart (e.g. 1 for views that are not model outputs); ``baseline``, one
+    kinds of layers apart (e.g. 1 for views that are not model outputs), one trace per kind,
+    each in the legend under its ``group_names[g]`` (default: ``y_title``); ``baseline``, one
     value per bar (NaN: none), draws each bar's baseline as a dark line across the bar, and
     a value whose baseline lies beyond its bar's end is printed beyond the line instead
     (``_value_labels``)."""
@@ -532,13 +533,20 @@ def bar_by_layer(
     groups = list(groups) if groups is not None else [0] * len(values)
     if len(groups) != len(values):
         raise ValueError(f"{len(groups)} groups for {len(values)} bars")
+    kinds = sorted(set(groups))
+    if group_names is not None and len(group_names) <= max(kinds):
+        raise ValueError(f"{len(group_names)} group names for group {max(kinds)}")
     names = [label(n) for n in layer_names]
     x = list(range(len(values)))  # numbers, so that a baseline can span its bar (width 0.8)
-    traces = [go.Bar(
-        x=x, y=values, width=0.8, marker_color=[OKABE_ITO[g % len(OKABE_ITO)] for g in groups],
-        marker_line={"color": BACKGROUND, "width": 0.5},
-        name=y_title, customdata=names, hovertemplate="%{customdata}: %{y:.3f}<extra></extra>",
-    )]
+    traces = []
+    for g in kinds:
+        at = [i for i in x if groups[i] == g]
+        traces.append(go.Bar(
+            x=at, y=values[at], width=0.8, marker_color=OKABE_ITO[g % len(OKABE_ITO)],
+            marker_line={"color": BACKGROUND, "width": 0.5},
+            name=label(group_names[g]) if group_names is not None else y_title, customdata=[names[i] for i in at],
+            hovertemplate="%{customdata}: %{y:.3f}<extra></extra>",
+        ))
     low = values.min()
     base = np.full(values.shape, np.nan) if baseline is None else np.asarray(baseline, float)
     if base.shape != values.shape:
@@ -558,8 +566,8 @@ def bar_by_layer(
         x=x, y=y, text=[f"{v:.3f}" for v in values], textposition=positions, mode="markers+text",
         marker={"size": _value_offset(projector), "color": "rgba(0,0,0,0)"}, textfont={"size": s["cell_text"]},
         cliponaxis=False, showlegend=False, hoverinfo="skip"))
-    return _figure(traces, title, model_label, projector, numeric_axes=("y",),
-                   showlegend=baseline is not None, legend={"orientation": "h"},
+    return _figure(traces, title, model_label, projector, numeric_axes=("y",), barmode="overlay",
+                   showlegend=baseline is not None or len(kinds) > 1, legend={"orientation": "h"},
                    xaxis={"tickvals": x, "ticktext": names, "tickfont": {"size": s["tick"]},
                           "range": [-0.6, len(values) - 0.4]},
                    yaxis={"title": {"text": y_title}, "range": [min(0.0, low - 0.1), 1.1],

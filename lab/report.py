@@ -115,7 +115,6 @@ def elmo_word(elmo, out, ia: int, ib: int, baseline) -> Section:
     base = baseline.at(pair.layer_names, weights)
     title = f'ELMo: cosine of A "{pair.texts[0]}" and B "{pair.texts[1]}" at each layer'
     mix = "the model's learned mix" if learned is not None else "a uniform mix (no learned weights)"
-    groups = [1 if n in views.CONTEXT_LAYERS else 0 for n in pair.layer_names]
     return Section(f"4 · The ambiguous word “{pair.texts[0]}” / “{pair.texts[1]}” through ELMo's layers",
                    [f"`{views.MIX_LAYER}` uses {mix}. `{INPUT_LAYER}` (ELMo's `word_emb`) is context-free: the same "
                     "word gives 1.0.",
@@ -123,8 +122,9 @@ def elmo_word(elmo, out, ia: int, ib: int, baseline) -> Section:
                     "word before and the backward LSTM's state at the word after, what the biLM uses to predict "
                     "the word. They leave the word's own identity out, so they separate senses more.", BASELINE_LINE],
                    [_baseline_table(pair, base)],
-                   [figures.bar_by_layer(pair.layer_names, pair.cosine, title, out.model_label, groups=groups,
-                                         baseline=base)])
+                   [figures.bar_by_layer(pair.layer_names, pair.cosine, title, out.model_label,
+                                         groups=views.layer_kinds(pair.layer_names), baseline=base,
+                                         group_names=views.LAYER_KINDS)])
 
 
 def bert_section(out, ia: int, ib: int, baseline) -> Section:

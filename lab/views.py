@@ -230,6 +230,13 @@ def mix(out: LayerVectors, weights, gamma: float) -> LayerVectors:
 
 
 CONTEXT_LAYERS = ("context-only 1", "context-only 2")  # of lstm_outputs1, lstm_outputs2
+# The kinds of bars in a chart of ELMo's layers (``layer_kinds``), as its legend names them
+LAYER_KINDS = ("ELMo's layers and mix", "context-only views (not ELMo outputs)")
+
+
+def layer_kinds(names) -> list[int]:
+    """Each layer's kind, an index into ``LAYER_KINDS``: 1 for a context-only view, else 0."""
+    return [1 if n in CONTEXT_LAYERS else 0 for n in names]
 
 
 def with_context_only(out: LayerVectors) -> LayerVectors:

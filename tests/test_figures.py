@@ -217,12 +217,12 @@ def test_model_view_box_outlines_one_tile():
 
 
 def test_bar_by_layer():
-    fig = figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M")
+    fig = figures.bar_by_layer(["input", "lstm1"], [0.9, 0.4], "T", "M")
     bars, printed = fig.data
     assert bars.type == "bar" and list(bars.y) == [0.9, 0.4] and not fig.layout.showlegend
     assert list(printed.text) == ["0.900", "0.400"] and list(printed.y) == [0.9, 0.4]  # on each bar's end
     assert printed.hoverinfo == "skip" and printed.showlegend is False and printed.cliponaxis is False
-    assert list(fig.layout.xaxis.ticktext) == ["word_emb", "lstm1"]
+    assert list(fig.layout.xaxis.ticktext) == ["input", "lstm1"]
 
 
 @pytest.mark.parametrize("projector", [False, True])
@@ -230,7 +230,7 @@ def test_a_printed_value_stays_clear_of_its_baseline_line(projector):
     # ELMo's "context-only 2": 0.177 under a baseline of 0.2 would hide under the line on
     # the bar's end; a value is printed beyond its bar's end or its line, whichever lies further out
     values, base = [1.0, 0.177, 0.62, -0.3, -0.2], [np.nan, 0.2, 0.35, -0.1, -0.35]
-    fig = figures.bar_by_layer(["word_emb", "context-only 2", "lstm_outputs1", "a", "b"], values, "T", "M",
+    fig = figures.bar_by_layer(["input", "context-only 2", "lstm_outputs1", "a", "b"], values, "T", "M",
                                projector, baseline=base)
     bars, line, printed = fig.data
     assert list(printed.text) == ["1.000", "0.177", "0.620", "-0.300", "-0.200"]
@@ -248,8 +248,21 @@ def test_a_printed_value_stays_clear_of_its_baseline_line(projector):
             assert past >= 0 and past + standoff >= line.line.width / 2 + 3
 
 
+def test_each_kind_of_bar_is_a_trace_named_in_the_legend():
+    fig = figures.bar_by_layer(["input", "lstm1", "view"], [0.9, 0.4, 0.2], "T", "M", groups=[0, 0, 1],
+                               group_names=["outputs", "views"])
+    outputs, views, printed = fig.data
+    assert [(t.name, list(t.x), list(t.y)) for t in (outputs, views)] == [("outputs", [0, 1], [0.9, 0.4]),
+                                                                        ("views", [2], [0.2])]
+    assert list(printed.text) == ["0.900", "0.400", "0.200"] and printed.showlegend is False
+    assert fig.layout.showlegend and fig.layout.barmode == "overlay"  # each bar on its own tick, not side by side
+    assert outputs.marker.color != views.marker.color
+    with pytest.raises(ValueError, match="group names"):
+        figures.bar_by_layer(["a", "b"], [0.1, 0.2], "T", "M", groups=[0, 1], group_names=["one"])
+
+
 def test_a_baseline_across_each_bar_that_has_one():
-    fig = figures.bar_by_layer(["word_emb", "mix", "lstm1"], [0.9, 0.6, -0.3], "T", "M", baseline=[0.2, np.nan, -0.35])
+    fig = figures.bar_by_layer(["input", "mix", "lstm1"], [0.9, 0.6, -0.3], "T", "M", baseline=[0.2, np.nan, -0.35])
     bars, base, _ = fig.data
     assert base.name == figures.BASELINE_NAME and fig.layout.showlegend
     # a segment across bars 0 and 2 (each 0.8 wide, centred on its tick), none on the NaN
@@ -273,7 +286,8 @@ def _every_kind_of_figure() -> list[go.Figure]:
         figures.heatmap(np.eye(2), ["a", "b"], ["c", "d"], "T", "M"),
         figures.attention_heatmap(attn[0, 0], ["a", "b", "c"], "T", "M", projector=True),
         figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M", baseline=[0.1, 0.3]),
-        figures.bar_by_layer(["word_emb", "lstm1"], [0.9, 0.4], "T", "M", groups=[0, 1], baseline=[0.2, np.nan]),
+        figures.bar_by_layer(["input", "lstm1"], [0.9, 0.4], "T", "M", groups=[0, 1], baseline=[0.2, np.nan],
+                             group_names=["outputs", "views"]),
         figures.model_view(attn, ["a", "b", "c"], "T", "M"),
         figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M"),
         figures.depth_chart([figures.DepthLine("m", ["e", "1"], [0.0, 1.0], [1.0, 0.5])], "T", "M"),

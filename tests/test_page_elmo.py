@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import analysis, figures, senses
+from lab import analysis, figures, senses, views
 from lab.models.elmo import ElmoConfig, ElmoModel
 from lab.models.elmo_io import export_saved_model, load_elmo
 from lab.sources import embedded_metrics
@@ -15,7 +15,8 @@ from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from lab.vectors import INPUT_LAYER
 from tests.conftest import ROOT
-from tests.specs import chart, click_cell, grid_formats, printed, tables, use_source, values, vectors_file
+from tests.specs import (OLD_INPUT_NAMES, chart, chart_keyed, click_cell, grid_formats, printed, tables, ticks, use_source,
+                         values, vectors_file)
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -126,6 +127,19 @@ def test_the_embedded_model_states_how_well_it_separates_senses():
         assert f"Its context-only view reaches {senses.best_context_auc(by_layer):.2f}" in note
 
 
+def test_the_bar_legend_names_every_kind_of_bar_and_the_input_layer_its_name():
+    at = run_page()
+    spec = chart_keyed(at, "elmo_bars")
+    assert spec["layout"]["showlegend"]
+    named = {t["name"]: list(t["customdata"]) for t in spec["data"] if t["type"] == "bar"}
+    assert named == {views.LAYER_KINDS[0]: NAMES[:4], views.LAYER_KINDS[1]: list(views.CONTEXT_LAYERS)}
+    assert ticks(spec)[0] == INPUT_LAYER and INPUT_LAYER in ticks(chart_keyed(at, "elmo_lt"))
+    for c in at.get("plotly_chart"):
+        assert not OLD_INPUT_NAMES & set(ticks(json.loads(c.proto.spec))), c.key
+    assert f"w · {INPUT_LAYER}" in [s.label for s in at.slider]
+    assert any(f"`{INPUT_LAYER}` sees only the characters" in c.value for c in at.caption)
+
+
 def test_mix_slider_changes_elmo_similarity_to_the_hand_computed_value(defaults_out):
     at = run_page()
     sliders = {s.label: s for s in at.slider}
@@ -178,8 +192,7 @@ def test_each_bar_beside_its_baseline_and_the_mix_s_follows_the_weights(elmo, de
     np.testing.assert_allclose(df.loc["baseline"].to_numpy(float), want, atol=1e-4)
     cos = df.loc["cosine"].to_numpy(float)
     np.testing.assert_allclose(df.loc["adjusted"].to_numpy(float), (cos - want) / (1 - want), atol=3e-4)
-    line = chart(at, "at each layer")["data"][1]
-    assert line["name"] == figures.BASELINE_NAME
+    (line,) = [t for t in chart(at, "at each layer")["data"] if t["name"] == figures.BASELINE_NAME]
     np.testing.assert_allclose([y for y in values(line["y"]) if np.isfinite(y)][::2], want, atol=1e-6)
     # all the weight on the top layer: the mix's baseline is lstm_outputs2's
     at.button(key="elmo_top").click().run()

@@ -135,7 +135,7 @@ def test_the_comparison_maps_the_uses_of_the_word_by_sense(sections, small_corpu
 
 def test_the_input_layer_has_the_pages_name_in_every_table_and_figure(sections):
     """As on the pages: one name for the input layer, on each layer axis, in each table and
-    in the prose."""
+    in the prose; the ELMo bars' legend names both kinds of bar."""
     elmo_bars, bert_curve = sections[3].figures[0], sections[4].figures[0]
     curves, aucs = sections[7].figures[0], sections[8].figures[0]
     for fig in (elmo_bars, bert_curve, curves, aucs):
@@ -146,6 +146,7 @@ def test_the_input_layer_has_the_pages_name_in_every_table_and_figure(sections):
     assert table_of(sections[3], "layer").rows[0][0] == INPUT_LAYER
     assert [r[1] for r in table_of(sections[8], "model").rows].count(INPUT_LAYER) == 2  # both models'
     assert any(f"`{INPUT_LAYER}`" in line for line in sections[3].lines)
+    assert [t.name for t in elmo_bars.data if t.type == "bar"] == list(views.LAYER_KINDS)
 
 
 def test_padding_section_checks_the_mask(sections):
