@@ -21,7 +21,6 @@ from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 MAP_WORDS = 48  # per map, as the BERT page's: whole, a long input's map is an unreadable smear of labels
 MAP_WORDS_PROJECTOR = 24  # in projector type, 48 slanted labels across a map overlap
-CONTEXT_OF = {"context1": "lstm_outputs1", "context2": "lstm_outputs2"}  # metrics.json's names
 
 fr = frame("ELMo layers")
 map_words = MAP_WORDS_PROJECTOR if fr.projector else MAP_WORDS
@@ -39,10 +38,11 @@ about = models.facts(model)  # its name, limits and mix: stored with its runs
 st.caption(f"Model: **{md_escape(about.label)}** · source: {md_code(model.source)}")
 
 
-def mini_note() -> None:
-    """On ELMo-mini, how well it separates senses (its recorded figures) and where the real ELMo is."""
+def mini_note(box) -> None:
+    """On ELMo-mini, in ``box``: how well it separates senses (its recorded scores, and the
+    page's default pair at its best layers, computed) and where the real ELMo is."""
     m = sources.embedded_metrics() if model.source == sources.EMBEDDED else {}
-    senses, bank = m.get("sense_pair_auc"), m.get("bank_pair")
+    senses = m.get("sense_pair_auc")
     if not senses:
         return
     best = best_sense_auc(senses["by_layer"])
@@ -57,14 +57,18 @@ def mini_note() -> None:
                  "the next and the previous word.")
     if "context1" in senses["by_layer"]:
         text += f" Its context-only view reaches {best_context_auc(senses['by_layer']):.2f}."
-    if bank:
-        std, ctx = bank["best_standard"], bank["best_context"]
-        text += (f" On “{bank['sentence_a']}” / “{bank['sentence_b']}”, the two “{bank['word']}”s have "
-                 f"cosine {std['cosine']:.2f} at `{std['layer']}` and {ctx['cosine']:.2f} in the context-only "
-                 f"view of `{CONTEXT_OF[ctx['layer']]}`.")
-    explain(text + (" Expect the two senses of “bank” to stay close here." if weak else "")
-            + " For the real ELMo, choose ELMo v3 (TF Hub) or a local copy in the sidebar’s ELMo menu "
-            "(model card: `lab/assets/elmo_mini/MODEL_CARD.md`).", fr.projector, st.info)
+    if not quiz_ui.active():  # the pair's cosines would answer the quiz of section 3
+        note = views.sense_note(out, senses["by_layer"], *default_weights)
+        wa, wb = (md_escape(w) for w in note.texts)
+        pair = f"the two “{wa}”s" if wa.casefold() == wb.casefold() else f"“{wa}” (A) and “{wb}” (B)"
+        (std, cos), ctx = note.standard, note.context
+        text += (f" In the sentences on this page, {pair} have cosine {cos:.3f} at `{std}`, its best layer on "
+                 "that test" + (f", and {ctx[1]:.3f} at `{ctx[0]}`, its best context-only view" if ctx else "")
+                 + " (section 3 shows every layer).")
+    with box:
+        explain(text + (" Expect two senses of a word to stay close here." if weak else "")
+                + " For the real ELMo, choose ELMo v3 (TF Hub) or a local copy in the sidebar’s ELMo menu "
+                "(model card: `lab/assets/elmo_mini/MODEL_CARD.md`).", fr.projector, st.info)
 
 
 def read_tokens() -> tuple[tuple[str, ...], ...]:
@@ -85,11 +89,15 @@ def read_tokens() -> tuple[tuple[str, ...], ...]:
     return tuple(tokens)
 
 
-mini_note()
+note_box = st.empty()  # the note on ELMo-mini, first on the page: its numbers need the run below
 tokens = read_tokens()
 out = models.elmo_run(model, model.source, tokens)
 charts.vectors_button(out, "elmo-vectors", key="elmo_npz")
 baseline = models.baseline(model)  # each layer's and view's, from the reference corpus (`python -m lab prepare`)
+learned = about.mix_weights
+base_w, base_g = (learned[0].tolist(), learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
+default_weights = ([float(round(w, 3)) for w in base_w], float(round(base_g, 3)))  # the sliders' defaults
+mini_note(note_box)
 
 
 def inspect() -> None:
@@ -159,9 +167,7 @@ def _word_pills() -> tuple[int, int]:
     return picked[0], picked[1]
 
 
-learned = about.mix_weights
-base_w, base_g = (learned[0].tolist(), learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
-state.register(**{f"elmo_w{j}": float(round(base_w[j], 3)) for j in range(3)}, elmo_g=float(round(base_g, 3)))
+state.register(**{f"elmo_w{j}": default_weights[0][j] for j in range(3)}, elmo_g=default_weights[1])
 
 
 # The mix's controls are a fragment of their own: a click on a word reruns (and the

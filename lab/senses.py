@@ -35,6 +35,7 @@ PAIRS_FILE = Path(__file__).resolve().parent / "data" / "sense_pairs.json"
 # logs them), so that the test pairs above judge only a finished model.
 DEV_PAIRS_FILE = PAIRS_FILE.with_name("sense_pairs_dev.json")
 STANDARD = ("word_emb", "lstm_outputs1", "lstm_outputs2", "elmo")
+CONTEXTUAL = STANDARD[1:]  # the standard outputs that see the context (word_emb scores 0.5)
 CONTEXT = ("context1", "context2")  # context-only views of lstm_outputs1, lstm_outputs2
 LAYERS = STANDARD + CONTEXT
 # A model separates senses well when its best standard contextual output reaches
@@ -71,7 +72,7 @@ def roc_auc(scores, labels) -> float:
 
 def best_sense_auc(by_layer: dict[str, float]) -> float:
     """The best standard contextual output: ``lstm_outputs1``, ``lstm_outputs2`` or ``elmo``."""
-    return max(by_layer[k] for k in ("lstm_outputs1", "lstm_outputs2", "elmo") if k in by_layer)
+    return max(by_layer[k] for k in CONTEXTUAL if k in by_layer)
 
 
 def best_context_auc(by_layer: dict[str, float]) -> float:

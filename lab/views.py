@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from lab import analysis
-from lab.vectors import LayerVectors
+from lab import analysis, senses
+from lab.vectors import INPUT_LAYER, LayerVectors
 
 # --- one word in two contexts (BERT, ELMo and the comparison page) ----------------------
 
@@ -232,6 +232,10 @@ def mix(out: LayerVectors, weights, gamma: float) -> LayerVectors:
 CONTEXT_LAYERS = ("context-only 1", "context-only 2")  # of lstm_outputs1, lstm_outputs2
 # The kinds of bars in a chart of ELMo's layers (``layer_kinds``), as its legend names them
 LAYER_KINDS = ("ELMo's layers and mix", "context-only views (not ELMo outputs)")
+# metrics.json's names of ELMo's scored outputs and views (``lab.senses``: ELMo v3's output
+# keys) -> the names the pages and the report give them
+RECORDED_NAMES = {"word_emb": INPUT_LAYER, "lstm_outputs1": "lstm_outputs1", "lstm_outputs2": "lstm_outputs2",
+                  "elmo": MIX_LAYER, "context1": CONTEXT_LAYERS[0], "context2": CONTEXT_LAYERS[1]}
 
 
 def layer_kinds(names) -> list[int]:
@@ -253,6 +257,33 @@ def with_views(out: LayerVectors) -> LayerVectors:
     """``out`` with its context-only views (``with_context_only``) where it has biLM layers
     (``lstm_outputs1`` and ``lstm_outputs2``: an ELMo), else ``out`` as it is."""
     return with_context_only(out) if {"lstm_outputs1", "lstm_outputs2"} <= set(out.layer_names) else out
+
+
+@dataclass(frozen=True)
+class SenseNote:
+    """The default pair's cosines at the layers where a model scored best on the sense test."""
+
+    texts: tuple[str, str]  # the two words
+    standard: tuple[str, float]  # the best standard output (a page's name for it), the pair's cosine there
+    context: tuple[str, float] | None  # the best context-only view's; None where none was scored
+
+
+def sense_note(out: LayerVectors, by_layer: dict[str, float], weights, gamma: float) -> SenseNote:
+    """The ELMo page's note: the default pair of ``out``'s two sentences
+    (``analysis.default_pair``, the words the page selects first) at the best standard
+    output and the best context-only view of ``by_layer`` (recorded ROC AUCs, metrics.json's
+    names), with the mix at ``weights`` and ``gamma``: the numbers the page's chart shows."""
+    ia, ib = analysis.default_pair(out.words[0], out.words[1])
+    pair = word_pair(with_context_only(mix(out, weights, gamma)), (0, ia), (1, ib))
+    cosine = dict(zip(pair.layer_names, pair.cosine.tolist()))
+
+    def best(names) -> tuple[str, float] | None:
+        if not any(n in by_layer for n in names):
+            return None
+        name = RECORDED_NAMES[senses.best_layer(by_layer, names)]
+        return name, cosine[name]
+
+    return SenseNote(pair.texts, best(senses.CONTEXTUAL), best(senses.CONTEXT))
 
 
 @dataclass(frozen=True)

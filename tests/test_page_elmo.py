@@ -120,11 +120,32 @@ def test_the_embedded_model_states_how_well_it_separates_senses():
     assert ("only weakly" in note) == (best < senses.SENSE_AUC_TARGET)
     static = metrics.get("stage_options", {}).get("word_table") == "static"
     assert ("context-free word vectors from MiniLM's input embeddings" in note) == static
-    if "bank_pair" in metrics:  # the default pair's figures at the best standard and context-only layers
-        bank = metrics["bank_pair"]
-        assert f"cosine {bank['best_standard']['cosine']:.2f} at `{bank['best_standard']['layer']}`" in note
-        assert f"{bank['best_context']['cosine']:.2f} in the context-only view" in note
-        assert f"Its context-only view reaches {senses.best_context_auc(by_layer):.2f}" in note
+    assert f"Its context-only view reaches {senses.best_context_auc(by_layer):.2f}" in note
+
+
+def bar_values(at) -> dict[str, float]:
+    """The ELMo bar chart's value at each layer, by the layer's name."""
+    bars = [t for t in chart_keyed(at, "elmo_bars")["data"] if t["type"] == "bar"]
+    return {n: float(y) for t in bars for n, y in zip(t["customdata"], values(t["y"]))}
+
+
+@pytest.mark.parametrize("a, b, words", [(A, B, "the two “bank”s"),
+                                         ("He swung the bat and hit the ball.", "A bat flew out of the cave at dusk.",
+                                          "the two “bat”s")])
+def test_the_note_quotes_the_plotted_default_pair(a, b, words):
+    """The note's cosines are the chart's for the words the page selects first, at the
+    layers where the model scored best on the sense pairs: whatever the sentences."""
+    at = run_page(a=a, b=b)
+    (note,) = [i.value for i in at.info if "ROC AUC" in i.value]
+    by_layer = embedded_metrics()["sense_pair_auc"]["by_layer"]
+    std = views.RECORDED_NAMES[senses.best_layer(by_layer, senses.CONTEXTUAL)]
+    ctx = views.RECORDED_NAMES[senses.best_layer(by_layer, senses.CONTEXT)]
+    plotted = bar_values(at)
+    assert f"{words} have cosine {plotted[std]:.3f} at `{std}`" in note
+    assert f"and {plotted[ctx]:.3f} at `{ctx}`, its best context-only view" in note
+    quiz = run_page(a=a, b=b, quiz="1")  # the cosines would answer the quiz: the note leaves them out
+    (note,) = [i.value for i in quiz.info if "ROC AUC" in i.value]
+    assert "have cosine" not in note
 
 
 def test_the_bar_legend_names_every_kind_of_bar_and_the_input_layer_its_name():

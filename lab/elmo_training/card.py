@@ -66,8 +66,8 @@ def _bank_section(m: dict) -> str:
     if not bank:
         return "Not measured for this run."
     cos = bank["cosine_by_layer"]
-    return (f"Cosine of \"{bank['word']}\" in \"{bank['sentence_a']}\" and in \"{bank['sentence_b']}\" (the app's"
-            f" default pair): {_fmt_layers(cos, list(cos))}. At the best standard output"
+    return (f"Cosine of \"{bank['word']}\" in \"{bank['sentence_a']}\" and in \"{bank['sentence_b']}\":"
+            f" {_fmt_layers(cos, list(cos))}. At the best standard output"
             f" (`{bank['best_standard']['layer']}`) {bank['best_standard']['cosine']:.3f}; at the best context-only"
             f" view (`{bank['best_context']['layer']}`) {bank['best_context']['cosine']:.3f}.")
 
@@ -249,7 +249,7 @@ state-of-the-art representations.
 ## Word senses by context
 {_sense_section(m)}
 
-## The default "bank" pair
+## A "bank" pair
 {_bank_section(m)}
 
 ## Anisotropy

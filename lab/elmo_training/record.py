@@ -6,8 +6,9 @@
 - ``sense_pair_auc``: ``pairs``, ``words``, ``by_layer`` (ROC AUC per layer, standard
   outputs and the context-only views ``context1`` / ``context2``: see ``lab.senses``),
   ``best_standard`` / ``best_context`` ({``layer``, ``auc``}) and ``targets``;
-- ``bank_pair``: the app's default pair ("The central bank raised interest rates." /
-  "We sat on the river bank."): the cosine of the two "bank"s per layer, and which layers
+- ``bank_pair``: a fixed "bank" pair ("The central bank raised interest rates." /
+  "We sat on the river bank.", not the app's default sentences): the cosine of the two
+  "bank"s per layer, and which layers
   are the best standard output and the best context-only view;
 - ``anisotropy``: mean cosine of 1,000 random pairs of tokens from different held-out
   sentences, per ELMo-mini layer and per layer of the embedded BERT (MiniLM);
@@ -94,7 +95,7 @@ def nearest_neighbours(runner, vocab: list[str], queries=COMMON_WORDS, k: int = 
 def sense_figures(runner) -> tuple[dict, dict]:
     """(``sense_pair_auc``, ``bank_pair``) entries of metrics.json."""
     by_layer = senses.layer_aucs(runner)
-    std = senses.best_layer(by_layer, ("lstm_outputs1", "lstm_outputs2", "elmo"))
+    std = senses.best_layer(by_layer, senses.CONTEXTUAL)
     ctx = senses.best_layer(by_layer, senses.CONTEXT)
     auc = {
         "pairs": len(senses.sense_pairs()),
