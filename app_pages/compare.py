@@ -11,8 +11,8 @@ import streamlit as st
 
 from lab import analysis, compare, figures, quiz
 from lab.analysis import default_pair
-from lab.compare import COLOURS, MIN_OCCURRENCES
-from lab.figures import DepthLine
+from lab.compare import MIN_OCCURRENCES
+from lab.figures import MODEL_COLOURS, DepthLine
 from lab.models import FAMILY_NAMES
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, models, state
@@ -117,7 +117,7 @@ def comparison_chart(found: dict[str, compare.ModelCurve]) -> None:
     """The curves of both models; the baseline toggle reruns this alone."""
     adjusted = state.widget(st.toggle, "cmp_adjusted", "Baseline-adjusted similarity: (cos − base) / (1 − base)",
                             help="0 = as alike as two random words of the reference corpus at that layer; 1 = identical.")
-    charts.show(figures.word_curves_chart([(COLOURS[f], c) for f, c in found.items()], adjusted, _labels(),
+    charts.show(figures.word_curves_chart([(MODEL_COLOURS[f], c) for f, c in found.items()], adjusted, _labels(),
                                           fr.projector), key="cmp_curves")
     show_table(pd.DataFrame(compare.curve_rows(list(found.values()))), key="cmp_table", projector=fr.projector,
                hide_index=True)
@@ -140,9 +140,9 @@ def self_similarity(word: str) -> None:
             continue
         names, depth = baselines[family].layer_names, compare.depth(len(baselines[family].layer_names))
         lines += [DepthLine(f"{m.short_label}: self-similarity of “{word}” ({s.used} sentences)", names, depth,
-                            s.values, COLOURS[family]),
+                            s.values, MODEL_COLOURS[family]),
                   DepthLine(f"{m.short_label}: baseline", names, depth, baselines[family].layers(pooling()),
-                            COLOURS[family], dashed=True)]
+                            MODEL_COLOURS[family], dashed=True)]
     if rare:
         count = len(store.corpus.containing(word))
         st.info(f"“{md_escape(word)}” is too rare in the reference corpus for a self-similarity: {count} "
@@ -193,7 +193,8 @@ def _uses(family: str, c: compare.ModelCurve, index, word: str, layer: int) -> b
         st.caption(f"“{md_escape(word)}” has fewer than {MIN_OCCURRENCES} uses in the reference corpus: no map.")
         return False
     charts.show(figures.use_map_chart(uses, uses.contexts(store.corpus.sentences), c.texts, uses.title,
-                                      c.short_label, fr.projector, width=0.5),
+                                      c.short_label, fr.projector, width=0.5,
+                                      colour=MODEL_COLOURS[family]),
                 key=f"cmp_uses_{family}")
     if not uses.explained.any():
         st.caption(f"At {md_escape(c.layer_names[layer])} every use of “{md_escape(word)}” is one and the same "
@@ -211,7 +212,7 @@ def sense_section(found: dict[str, compare.ModelCurve]) -> None:
 
 
 def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
-    charts.show(figures.sense_chart([(COLOURS[f], t) for f, t in tests.items()], _labels(), fr.projector),
+    charts.show(figures.sense_chart([(MODEL_COLOURS[f], t) for f, t in tests.items()], _labels(), fr.projector),
                 key="cmp_senses")
     st.caption("For every pair of sentences that share an ambiguous word (bank, bat, spring, ...), the cosine "
                "of the word's two vectors. ROC AUC: how often a same-sense pair has a higher cosine than a "
@@ -223,7 +224,8 @@ def _own_pair(tests: dict[str, compare.SenseTest], found: dict[str, compare.Mode
     charts.show(figures.pair_strip({t.short_label: compare.at_best(t) for t in tests.values()},
                                    {t.short_label: mine[f].cosine if f in mine else None for f, t in tests.items()},
                                    "Your pair (sentences A and B, the selected words) among the sense pairs, "
-                                   "at each model's best layer", _labels(), fr.projector),
+                                   "at each model's best layer", _labels(), fr.projector,
+                                   colours={t.short_label: MODEL_COLOURS[f] for f, t in tests.items()}),
                 key="cmp_own")
     for f, p in mine.items():
         t = tests[f]

@@ -30,7 +30,6 @@ MIN_OCCURRENCES = 5  # fewer contexts in the corpus: too rare for a self-similar
 # character layer gives every use of a word one vector
 STORAGE_NOISE = 0.01
 NEIGHBOURS = 8
-COLOURS = {"bert": 0, "elmo": 1}  # each family's colour (an index into lab.figures.OKABE_ITO) in every chart
 
 
 # --- words ---------------------------------------------------------------------------------

@@ -30,6 +30,13 @@ OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "
 OUTLINE = OKABE_ITO[1]  # the selection's outline (vermilion)
 USE_MAP_SPAN = 0.5  # the least width of a use map's axes, in unit-vector distances
 USES = "#8C8C8C"  # the corpus's uses of a word (use_map_chart): a neutral grey beside the selected uses' colours
+# The ELMo vs BERT page's colours (and the report's), one meaning each in every chart there:
+# a model's colour marks its lines and, in its use map and its row of the sense strip, your
+# two uses of the word; the sense pairs and chance have colours of their own; sentence A and
+# B are told apart by a letter beside the mark, never by a colour. Indices into OKABE_ITO.
+MODEL_COLOURS = {"bert": 0, "elmo": 1}
+PAIR_COLOURS = {"same sense": 2, "different sense": 3}  # the sense pairs of the sense strip
+CHANCE_COLOUR = 7
 # A use map's senses (use_map_chart): the named senses', most frequent first, then "other sense"
 # (Paul Tol's "muted" scheme, colour-blind safe and none of the models' Okabe-Ito colours);
 # the uses whose sense is not known keep USES
@@ -926,18 +933,19 @@ def sense_chart(tests: Sequence[tuple[int, Any]], model_label: str, projector: b
     relative-depth axis. ``tests``: (colour, ``lab.compare.SenseTest``) per model."""
     lines = [DepthLine(f"{t.short_label}: ROC AUC", t.layer_names, t.depth, t.auc, colour) for colour, t in tests]
     ends = [tests[0][1].layer_names[0], tests[0][1].layer_names[-1]]  # named as the layers there: no tick of its own
-    lines.append(DepthLine("chance", ends, [0.0, 1.0], [0.5, 0.5], 7, dashed=True))
+    lines.append(DepthLine("chance", ends, [0.0, 1.0], [0.5, 0.5], CHANCE_COLOUR, dashed=True))
     n = len(tests[0][1].labels)
     return depth_chart(lines, f"Same or different sense? ROC AUC per layer over {n} sentence pairs", model_label,
                        projector, y_title="ROC AUC", y_range=(0.0, 1.05))
 
 
 def use_map_chart(m, hover: Sequence[tuple[str, str, str]], texts: tuple[str, str], title: str, model_label: str,
-                  projector: bool = False, width: float = 1.0) -> go.Figure:
+                  projector: bool = False, width: float = 1.0, colour: int = 0) -> go.Figure:
     """A ``lab.compare.UseMap``: the corpus's uses of a word as dots coloured by their sense
     (``m.senses``: one legend entry each, its gloss shortened, then "other sense", then grey
     "sense not known"; ``hover``: each use's text before, word, text after, the word in bold;
-    each dot's ``customdata`` its corpus sentence) and the two selected uses as stars
+    each dot's ``customdata`` its corpus sentence) and the two selected uses as stars in the
+    model's ``colour`` (an index into ``OKABE_ITO``), each marked with its sentence's letter
     (``texts``: A's word and B's), on the first two principal components; the axis titles
     give the share of the variance along each (an axis along which nothing varies says
     so). ``width``: the share of the page's chart width it gets (``_figure``)."""
@@ -953,19 +961,20 @@ def use_map_chart(m, hover: Sequence[tuple[str, str, str]], texts: tuple[str, st
     # the unknown uses drawn first, under the senses; the legend lists the senses first (legendrank)
     for k in sorted(range(len(legend)), key=lambda k: (legend[k].known, -k)):
         e, at = legend[k], np.flatnonzero(of_use == k)
-        colour = SENSE_COLOURS[k] if e.named else SENSE_COLOURS[-1] if e.known else USES
+        dot = SENSE_COLOURS[k] if e.named else SENSE_COLOURS[-1] if e.known else USES
         sense = f"{label(e.label)}: {label(e.gloss)}" if e.named else label(e.label)
         traces.append(go.Scatter(
             x=m.points[at, 0], y=m.points[at, 1], mode="markers", legendrank=100 + k,
             name=label(textwrap.shorten(e.gloss, SENSE_CHARS, placeholder=" …") if e.named else e.label),
             text=[shown[i] for i in at], customdata=[m.sentences[i] for i in at],
             hovertemplate=f"%{{text}}<br><i>{sense}</i><extra></extra>",
-            marker={"size": s["marker"], "color": colour, "opacity": 0.9 if e.known else 0.6}))
+            marker={"size": s["marker"], "color": dot, "opacity": 0.9 if e.known else 0.6}))
     for side, name in enumerate("AB"):
         traces.append(go.Scatter(
-            x=[m.yours[side, 0]], y=[m.yours[side, 1]], mode="markers", name=f"{name}: “{label(texts[side])}”",
-            marker={"size": s["marker"] * 2.4, "symbol": "star", "color": OKABE_ITO[side],
-                    "line": {"width": 1, "color": OKABE_ITO[7]}},
+            x=[m.yours[side, 0]], y=[m.yours[side, 1]], mode="markers+text", name=f"{name}: “{label(texts[side])}”",
+            text=[name], textposition="top right", textfont={"size": s["tick"]},
+            marker={"size": s["marker"] * 2.4, "symbol": "star", "color": OKABE_ITO[colour % len(OKABE_ITO)],
+                    "line": {"width": 1, "color": BACKGROUND}},
             hovertemplate=f"sentence {name}'s “{label(texts[side])}”<extra></extra>"))
     # both axes alike and at least USE_MAP_SPAN wide (distances between unit vectors run to
     # 2): uses that do not differ (a character layer's, stored to float16) stay one blob
@@ -982,31 +991,37 @@ def use_map_chart(m, hover: Sequence[tuple[str, str, str]], texts: tuple[str, st
 
 
 def pair_strip(groups: dict[str, dict[str, tuple[Sequence[float], Sequence[str]]]], marks: dict[str, float | None],
-               title: str, model_label: str, projector: bool = False) -> go.Figure:
+               title: str, model_label: str, projector: bool = False,
+               colours: dict[str, int] | None = None) -> go.Figure:
     """Cosines of labelled pairs as dots, one row per model, plus one marked value per row.
 
     ``groups``: model -> {"same sense": (cosines, a hover text per dot), "different sense":
-    (...)}; ``marks``: model -> the person's pair (None: not placed).
+    (...)}, dotted in ``PAIR_COLOURS``; ``marks``: model -> the person's pair (None: not
+    placed), a star in the model's colour (``colours``: model -> an index into
+    ``OKABE_ITO``; default: the row's number).
     """
     s = style(projector)
     traces = []
     rows = list(groups)
-    for g, kind in enumerate(["same sense", "different sense"]):
+    for g, kind in enumerate(PAIR_COLOURS):
         for r, model in enumerate(rows):
             cosines, hover = groups[model].get(kind, ([], []))
             values, texts = np.asarray(cosines, float), [label(t) for t in hover]
             traces.append(go.Scatter(
                 x=values, y=np.full(len(values), r) + (0.12 if g else -0.12), mode="markers",
                 name=kind, legendgroup=kind, showlegend=r == 0, text=texts,
-                marker={"size": s["marker"], "color": OKABE_ITO[2 if g == 0 else 1], "opacity": 0.75},
+                marker={"size": s["marker"], "color": OKABE_ITO[PAIR_COLOURS[kind]], "opacity": 0.75},
                 hovertemplate="%{text}<br>cosine %{x:.3f}<extra>" + kind + "</extra>",
             ))
-    placed = [r for r, model in enumerate(rows) if marks.get(model) is not None]
-    for r in placed:
+    for r, model in enumerate(rows):
+        if marks.get(model) is None:
+            continue
+        colour = OKABE_ITO[(colours or {}).get(model, r) % len(OKABE_ITO)]
         traces.append(go.Scatter(
-            x=[marks[rows[r]]], y=[r], mode="markers", name="your pair", legendgroup="yours",
-            showlegend=r == placed[0], marker={"size": s["marker"] * 2.2, "symbol": "star", "color": OKABE_ITO[7]},
-            hovertemplate="your pair: cosine %{x:.3f}<extra></extra>",
+            x=[marks[model]], y=[r], mode="markers", name=f"{label(model)}: your pair", showlegend=True,
+            marker={"size": s["marker"] * 2.2, "symbol": "star", "color": colour,
+                    "line": {"width": 1, "color": BACKGROUND}},
+            hovertemplate="your pair: cosine %{x:.3f}<extra>" + label(model) + "</extra>",
         ))
     # each model's row at least ``strip_row`` px high (the y range spans 0.2 of a row more
     # than the rows): the figure grows with its title and legend instead of squeezing them

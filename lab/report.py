@@ -210,15 +210,16 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     rows = compare.curve_rows(list(found.values()))
     tables = [Table(list(rows[0]), [[str(v) if isinstance(v, str) else _f(v) for v in r.values()] for r in rows])
               ] if rows else []
-    charts = [figures.word_curves_chart([(compare.COLOURS[f], c) for f, c in found.items()], False, labels)
+    charts = [figures.word_curves_chart([(figures.MODEL_COLOURS[f], c) for f, c in found.items()], False, labels)
               ] if found else []
     maps, notes = _use_maps(found, loaded, store, runs["elmo"].words[0][ia])
     if maps:
         tables.append(Table(["use map", "sense", "gloss", "WordNet tag count", "uses"],
                             [[c.short_label, e.label, e.gloss, str(e.tag_count), str(e.uses)]
-                             for c, m in maps for e in m.senses.legend]))
-        charts += [figures.use_map_chart(m, m.contexts(corpus.sentences), c.texts, m.title, c.short_label)
-                   for c, m in maps]
+                             for _, c, m in maps for e in m.senses.legend]))
+        charts += [figures.use_map_chart(m, m.contexts(corpus.sentences), c.texts, m.title, c.short_label,
+                                         colour=figures.MODEL_COLOURS[family])
+                   for family, c, m in maps]
     both = Section("8 · ELMo vs BERT: one word, both models, against each layer's baseline", lines + notes, tables,
                    charts)
     tests = {f: stored.sense_test(m, f, m.source, "first") for f, m in loaded.items()}
@@ -236,7 +237,7 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     auc = Table(["model", "layer", "depth", "ROC AUC"], [[t.short_label, name, _f(d), _f(a)] for t in tests.values()
                                                          for name, d, a in zip(t.layer_names, t.depth, t.auc)])
     senses = Section("9 · The sense test: which layer tells word senses apart?", sense_lines, [auc],
-                     [figures.sense_chart([(compare.COLOURS[f], t) for f, t in tests.items()], labels)])
+                     [figures.sense_chart([(figures.MODEL_COLOURS[f], t) for f, t in tests.items()], labels)])
     return both, senses
 
 
@@ -254,7 +255,7 @@ def _use_maps(found: dict, loaded: dict, store, word: str) -> tuple[list[tuple],
             lines.append(f"“{word}” has fewer than {compare.MIN_OCCURRENCES} uses in the reference corpus: no map "
                          f"for {c.short_label}.")
         else:
-            maps.append((c, m))
+            maps.append((family, c, m))
     if maps:
         lines.append(f"Use maps: every use of “{word}” in the corpus at each model's top layer and the two "
                      "sentences' (stars), on the first two principal components; a use is coloured by its "

@@ -145,15 +145,15 @@ def page_figures(projector: bool) -> dict:
     down = np.linspace(1.0, 0.4, 7)
     ta, tb = TOKENS_A, TOKENS_B
     attn = rng.dirichlet(np.ones(len(ta)), size=(2, 3, len(ta)))  # (L, H, T, T)
-    curves = [(compare.COLOURS["bert"], compare.ModelCurve(BERT, BERT_SHORT, BERT_LAYERS, compare.depth(7), down,
+    curves = [(figures.MODEL_COLOURS["bert"], compare.ModelCurve(BERT, BERT_SHORT, BERT_LAYERS, compare.depth(7), down,
                                                           np.linspace(0.3, 0.5, 7), ("bank", "bank"),
                                                           np.zeros((7, 4)), np.zeros((7, 4)))),
-              (compare.COLOURS["elmo"], compare.ModelCurve(ELMO, ELMO_SHORT, ELMO_LAYERS, compare.depth(3),
+              (figures.MODEL_COLOURS["elmo"], compare.ModelCurve(ELMO, ELMO_SHORT, ELMO_LAYERS, compare.depth(3),
                                                           down[:3], np.array([0.9, 0.4, 0.35]), ("bank", "bank"),
                                                           np.zeros((3, 4)), np.zeros((3, 4))))]
     labels = np.array([1, 0, 1, 0, 1, 0])
     pairs = [("bank", "a", "b", int(v)) for v in labels]
-    tests = [(compare.COLOURS[f], compare.SenseTest(label, short, names, compare.depth(len(names)),
+    tests = [(figures.MODEL_COLOURS[f], compare.SenseTest(label, short, names, compare.depth(len(names)),
                                                      rng.uniform(0.4, 0.9, len(names)),
                                                      rng.uniform(0, 1, (6, len(names))), labels, pairs, 2, [0, 1]))
              for f, label, short, names in (("bert", BERT, BERT_SHORT, BERT_LAYERS), ("elmo", ELMO, ELMO_SHORT, ELMO_LAYERS))]

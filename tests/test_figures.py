@@ -96,8 +96,27 @@ def test_pair_strip_lists_the_models_top_down_and_always_names_your_pair():
     fig = figures.pair_strip(groups, {"BERT": None, "ELMo": 0.7}, "T", "M")
     first, last = fig.layout.yaxis.range
     assert list(fig.layout.yaxis.ticktext) == ["BERT", "ELMo"] and first > last  # row 0 (BERT) at the top
-    yours = [t for t in fig.data if t.name == "your pair"]
-    assert [t.y[0] for t in yours] == [1] and yours[0].showlegend  # only ELMo placed, still in the legend
+    yours = [t for t in fig.data if t.name.endswith("your pair")]
+    assert [(t.name, t.y[0]) for t in yours] == [("ELMo: your pair", 1)] and yours[0].showlegend  # only ELMo placed
+
+
+def test_pair_strip_colours_the_senses_apart_and_each_pair_in_its_model_s_colour():
+    groups = {m: {"same sense": ([0.9], ["s"]), "different sense": ([0.4], ["d"])} for m in ("BERT", "ELMo")}
+    fig = figures.pair_strip(groups, {"BERT": 0.5, "ELMo": 0.7}, "T", "M", colours={"BERT": 4, "ELMo": 5})
+    colour = {t.name: t.marker.color for t in fig.data}
+    assert colour["same sense"] == figures.OKABE_ITO[figures.PAIR_COLOURS["same sense"]]
+    assert colour["different sense"] == figures.OKABE_ITO[figures.PAIR_COLOURS["different sense"]]
+    assert colour["BERT: your pair"] == figures.OKABE_ITO[4] and colour["ELMo: your pair"] == figures.OKABE_ITO[5]
+    # the page's model colours are none of the senses' nor chance's
+    senses = {*figures.PAIR_COLOURS.values(), figures.CHANCE_COLOUR}
+    assert len(set(figures.MODEL_COLOURS.values())) == 2 and not senses & set(figures.MODEL_COLOURS.values())
+
+
+def test_a_use_map_marks_a_and_b_by_letter_in_the_model_s_colour():
+    fig = figures.use_map_chart(_use_map(), [("a ", "bank", " b")] * 3, ("bank", "bank"), "T", "M", colour=1)
+    stars = [t for t in fig.data if t.marker.symbol == "star"]
+    assert [tuple(t.text) for t in stars] == [("A",), ("B",)]
+    assert {t.marker.color for t in stars} == {figures.OKABE_ITO[1]} and fig.data[0].marker.color == figures.USES
 
 
 @pytest.mark.parametrize("projector", [False, True])

@@ -369,6 +369,46 @@ def test_the_sense_test_section(models):
     assert any("your pair's cosine" in m.value and "of the same-sense pairs" in m.value for m in at.markdown)
 
 
+def _meaning(key: str, name: str, shorts: dict[str, str]) -> str:
+    """What a trace of the chart ``key`` stands for, read from its name (and, for your two
+    uses on a model's map, from the map's model)."""
+    for short, family in shorts.items():
+        if name.startswith(f"{short}: "):
+            return family
+    if key.startswith("cmp_uses_") and name[:3] in ("A: ", "B: "):
+        return key.removeprefix("cmp_uses_")
+    if name in figures.SENSE_COLOURS or name == "chance":
+        return name
+    if name.endswith("in the corpus"):
+        return "the corpus's uses"
+    raise AssertionError(f"{key}: no meaning for the trace {name!r}")
+
+
+def _colours(trace: dict) -> set[str]:
+    found = {trace.get("line", {}).get("color"), trace.get("marker", {}).get("color")}
+    return {c for c in found if isinstance(c, str)}
+
+
+def test_a_colour_means_one_thing_in_every_chart_of_the_page(models):
+    """BERT's colour is BERT's everywhere (its lines, its stars), ELMo's ELMo's; the sense
+    pairs, chance and the corpus's uses have colours of their own; A and B are letters."""
+    at = run_page()
+    shorts = {m.short_label: f for f, m in models.items()}
+    meanings: dict[str, set[str]] = {}
+    charts = {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    assert {"cmp_curves", "cmp_self", "cmp_uses_bert", "cmp_uses_elmo", "cmp_senses", "cmp_own"} <= set(charts)
+    for key, spec in charts.items():
+        for trace in spec["data"]:
+            for colour in _colours(trace):
+                meanings.setdefault(colour, set()).add(_meaning(key, trace["name"], shorts))
+    assert {c: m for c, m in meanings.items() if len(m) > 1} == {}
+    for family, index in figures.MODEL_COLOURS.items():
+        assert meanings[figures.OKABE_ITO[index]] == {family}
+    stars = [t for key in ("cmp_uses_bert", "cmp_uses_elmo") for t in charts[key]["data"]
+             if t["marker"].get("symbol") == "star"]
+    assert [t["text"] for t in stars] == [["A"], ["B"]] * 2  # A and B: by letter, in the map's model colour
+
+
 def test_the_input_layer_has_one_name_on_every_depth_axis():
     at = run_page()
     for key in ("cmp_curves", "cmp_self", "cmp_senses"):

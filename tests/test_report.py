@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from lab import analysis, compare, models, report, senses, views
+from lab import analysis, compare, figures, models, report, senses, views
 from lab.__main__ import main
 from lab.tokenize import split_words
 from tests.test_page_compare import BANK_LEGEND, BANK_SENSES, assert_dots_show_their_senses
@@ -135,7 +135,8 @@ def test_the_comparison_maps_the_uses_of_the_word_by_sense(sections, small_corpu
 
 def test_the_input_layer_has_the_pages_name_in_every_table_and_figure(sections):
     """As on the pages: one name for the input layer, on each layer axis, in each table and
-    in the prose; the ELMo bars' legend names both kinds of bar."""
+    in the prose; the ELMo bars' legend names both kinds of bar, and the comparison keeps
+    each model's colour."""
     elmo_bars, bert_curve = sections[3].figures[0], sections[4].figures[0]
     curves, aucs = sections[7].figures[0], sections[8].figures[0]
     for fig in (elmo_bars, bert_curve, curves, aucs):
@@ -147,6 +148,9 @@ def test_the_input_layer_has_the_pages_name_in_every_table_and_figure(sections):
     assert [r[1] for r in table_of(sections[8], "model").rows].count(INPUT_LAYER) == 2  # both models'
     assert any(f"`{INPUT_LAYER}`" in line for line in sections[3].lines)
     assert [t.name for t in elmo_bars.data if t.type == "bar"] == list(views.LAYER_KINDS)
+    for fig in (curves, aucs):
+        colour = {t.name.split(":")[0]: t.line.color for t in fig.data if ":" in t.name}
+        assert set(colour.values()) == {figures.OKABE_ITO[i] for i in figures.MODEL_COLOURS.values()}
 
 
 def test_padding_section_checks_the_mask(sections):
