@@ -572,7 +572,7 @@ def bar_by_layer(
     traces.append(go.Scatter(
         x=x, y=y, text=[f"{v:.3f}" for v in values], textposition=positions, mode="markers+text",
         marker={"size": _value_offset(projector), "color": "rgba(0,0,0,0)"}, textfont={"size": s["cell_text"]},
-        cliponaxis=False, showlegend=False, hoverinfo="skip"))
+        cliponaxis=False, name="printed values", showlegend=False, hoverinfo="skip"))
     return _figure(traces, title, model_label, projector, numeric_axes=("y",), barmode="overlay",
                    showlegend=baseline is not None or len(kinds) > 1, legend={"orientation": "h"},
                    xaxis={"tickvals": x, "ticktext": names, "tickfont": {"size": s["tick"]},

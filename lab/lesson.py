@@ -55,7 +55,7 @@ DEMOS = (
     Demo(
         title="Characters don't know the context", minutes=5,
         view="ELMo: *bat* the club vs *bat* the animal",
-        question="What is the cosine of the two 'bat's at `word_emb`?",
+        question="What is the cosine of the two 'bat's at `input (layer 0)`?",
         look_for="Exactly 1.000: the character layer sees only the letters; only the LSTM layers tell the "
                  "two apart. The mix sliders show that `elmo` is a weighted sum of the three layers.",
         page="elmo", params=(("a", "He swung the bat and hit the ball."),

@@ -377,10 +377,10 @@ def _meaning(key: str, name: str, shorts: dict[str, str]) -> str:
             return family
     if key.startswith("cmp_uses_") and name[:3] in ("A: ", "B: "):
         return key.removeprefix("cmp_uses_")
-    if name in figures.SENSE_COLOURS or name == "chance":
+    if name in figures.PAIR_COLOURS or name == "chance":
         return name
-    if name.endswith("in the corpus"):
-        return "the corpus's uses"
+    if key.startswith("cmp_uses_"):  # the corpus's uses, by sense (the same senses on both maps)
+        return f"uses of the sense {name}"
     raise AssertionError(f"{key}: no meaning for the trace {name!r}")
 
 
@@ -391,7 +391,8 @@ def _colours(trace: dict) -> set[str]:
 
 def test_a_colour_means_one_thing_in_every_chart_of_the_page(models):
     """BERT's colour is BERT's everywhere (its lines, its stars), ELMo's ELMo's; the sense
-    pairs, chance and the corpus's uses have colours of their own; A and B are letters."""
+    pairs, chance and each sense of the corpus's uses have colours of their own; A and B are
+    letters."""
     at = run_page()
     shorts = {m.short_label: f for f, m in models.items()}
     meanings: dict[str, set[str]] = {}

@@ -269,7 +269,7 @@ def test_a_weight_that_is_not_a_number_in_a_link_is_said_and_replaced():
     w0, runs = at.slider(key="_w_elmo_w0").value, at.slider(key="_w_elmo_runs").value
     assert runs == 6
     notices = [i.value for i in at.info if "The link's" in i.value]
-    assert notices == [f"The link's `elmo_w0=nan` cannot be shown in “w · word_emb”: it is not a number; showing "
+    assert notices == [f"The link's `elmo_w0=nan` cannot be shown in “w · input (layer 0)”: it is not a number; showing "
                        f"{w0} instead.",
                        "The link's `elmo_runs=50` cannot be shown in “Runs”: it is outside its range, 2 to 12; "
                        "showing 6 instead."]
