@@ -81,7 +81,7 @@ OVERFULL_CELLS = """() => {
 @pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
 @pytest.mark.parametrize("page_name", ["bert", "elmo", "attention", "compare"])
 def test_every_label_lies_inside_its_chart(app_server, page, page_name, projector):
-    """... and every value a heatmap prints lies inside its cell (``figures._cell_text``)."""
+    """... and every value a heatmap prints lies inside its cell (``figures.heatmaps._cell_text``)."""
     query = urllib.parse.urlencode({"a": A, "b": B, "proj": int(projector)})
     page.goto(f"{app_server}/{page_name}?{query}")
     page.wait_for_selector('[data-testid="stPlotlyChart"] svg.main-svg')

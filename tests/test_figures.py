@@ -431,7 +431,7 @@ def test_small_arrays_go_as_lists_and_the_data_revision_follows_the_data():
     texts = np.array([str(i) for i in range(3000)], dtype=object)  # a long array's middle counts too
     changed = texts.copy()
     changed[1500] = "x"
-    assert figures._data_revision([{"text": texts}]) != figures._data_revision([{"text": changed}])
+    assert figures.layout._data_revision([{"text": texts}]) != figures.layout._data_revision([{"text": changed}])
 
 
 def test_margins_fit_the_labels_so_plotly_need_not_measure_them():

@@ -156,7 +156,7 @@ def test_the_real_graph_is_read():
     assert {"app_pages.bert", "ui.frame", "lab.figures", "lab.models"} <= set(graph)
     assert "ui.charts" in graph["app_pages.bert"] and "lab.figures" in graph["ui.charts"]
     assert "lab.models.bert" in graph["lab.models"]  # inside load()
-    assert "streamlit" in external["ui.frame"] and "plotly" in external["lab.figures"]
+    assert "streamlit" in external["ui.frame"] and "plotly" in external["lab.figures.layout"]
 
 
 def test_no_import_circles():

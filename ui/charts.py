@@ -19,7 +19,7 @@ def show(fig: go.Figure, key: str, **kwargs):
     """``st.plotly_chart`` with the app's toolbar (``figures.export_config``: the camera's PNG
     named after the figure's title, or ``key``); ``kwargs`` as for ``st.plotly_chart``
     (``on_select``, ``selection_mode``...). The figures carry their own look
-    (``figures._look``) and are shown without Streamlit's chart theme, which the browser
+    (``figures.layout._look``) and are shown without Streamlit's chart theme, which the browser
     applies to a copy of each new figure after drawing it: Plotly then drew every new chart
     a second time. A heatmap's printed values are fitted to the chart's width as drawn
     (``fit_cell_text``)."""

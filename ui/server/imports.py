@@ -30,7 +30,7 @@ import threading
 PAGE_MODULES = (
     "pandas", "plotly.graph_objects",
     "lab.analysis", "lab.compare", "lab.figures", "lab.models", "lab.quiz", "lab.senses", "lab.sources", "lab.stored",
-    "lab.tokenize", "lab.views",
+    "lab.tokenize", "lab.vectors", "lab.views",
     "ui.charts", "ui.clicks", "ui.frame", "ui.models", "ui.pages", "ui.quiz", "ui.state",
 )
 # ... and what running a model imports (TensorFlow and the model families).
