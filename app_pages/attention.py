@@ -11,7 +11,7 @@ import streamlit as st
 
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
-from ui import charts, clicks, models, state
+from ui import charts, clicks, model_cache, state
 from ui.frame import explain, frame, md_escape, show_input_messages, show_table, token_picker
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
@@ -124,7 +124,7 @@ def _block_head(run, head: int, row: int) -> None:
     m = run.attentions[row, head]  # (T, T), query x key
     tokens = run.batch.tokens[row]
     charts.show(
-        charts.attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask "
+        charts.cached_attention_heatmap(m, tokens, f"Head {head + 1}, sentence {'AB'[row]}, mask "
                                  f"{'on' if run.use_mask else 'OFF'}", run.label, fr.projector,
                                  clickable=False),  # nothing to select here: no click markers to draw
         key="att_block_fig")
@@ -163,7 +163,7 @@ def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
 
 def _attention_model():
     """The BERT for this section: the chosen one, or the embedded one when it has no attention."""
-    model = models.model("bert", fr.bert_source)
+    model = model_cache.model("bert", fr.bert_source)
     if getattr(model, "has_attentions", False):
         return model
     st.info(f"**{md_escape(model.label)}** cannot show attention: a TF Hub BERT encoder outputs "
@@ -171,7 +171,7 @@ def _attention_model():
             "BERT we run ourselves) can.", icon=":material/visibility_off:")
     if not state.widget(st.toggle, "att_embedded", "Use the embedded model for attention"):
         return None
-    return models.model("bert", sources.EMBEDDED)
+    return model_cache.model("bert", sources.EMBEDDED)
 
 
 def _input_controls(cols) -> tuple[bool, str, str]:
@@ -207,7 +207,7 @@ def bert_heads() -> None:
     c1, c2, c3, c4 = _controls([1, 1, 1, 1])
     pair, filt, special = _input_controls((c1, c2, c3))
     try:
-        out = models.bert_run(model, model.source, tuple(fr.sentences), pair)
+        out = model_cache.bert_run(model, model.source, tuple(fr.sentences), pair)
     except ValueError as exc:
         st.warning(str(exc))
         return
@@ -279,7 +279,7 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
     # the lines beside the heatmap; below it in projector mode, where type is large
     hv1, hv2 = st.columns([3, 2]) if lines and not fr.projector else (st.container(), st.container())
     with hv1:
-        fig = charts.attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
+        fig = charts.cached_attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
                                        model_label, fr.projector, key_tokens=view.key_tokens)
         charts.show(fig, key="att_head_view", selection_mode="points",
                     on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))

@@ -12,8 +12,8 @@ import streamlit as st
 
 from lab import analysis, figures, quiz, views
 from lab.vectors import INPUT_LAYER
-from ui import charts, clicks, models, state
-from ui import quiz as quiz_ui
+from ui import charts, clicks, model_cache, state
+from ui import quiz_gate
 from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
 
 MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
@@ -27,13 +27,13 @@ st.caption("How BERT splits text into word pieces, and how the vector of one wor
            "layer to layer depending on the sentence around it.")
 show_input_messages(fr)
 
-model = models.model("bert", fr.bert_source, lazy=True)  # a stored run can answer before it loads
+model = model_cache.model("bert", fr.bert_source, lazy=True)  # a stored run can answer before it loads
 # The page draws no attention probabilities, so it keeps its run without them (151 MB of a
 # long input's 167, held as long as the session); the download runs the model again.
-out = models.bert_run(model, model.source, tuple(fr.sentences), attentions=False)
+out = model_cache.bert_run(model, model.source, tuple(fr.sentences), attentions=False)
 st.caption(f"Model: **{md_escape(out.model_label)}** · source: {md_code(model.source)}")
 charts.vectors_button(lambda m=model, s=list(fr.sentences): m.run(s), "bert-vectors", key="bert_npz")
-baseline = models.baseline(model)  # each layer's, from the reference corpus (stored by `python -m lab prepare`)
+baseline = model_cache.baseline(model)  # each layer's, from the reference corpus (stored by `python -m lab prepare`)
 for name, cut in zip("AB", out.truncated):
     if cut:
         st.warning(f"Sentence {name} has more word pieces than BERT's 512 positions allow; "
@@ -84,7 +84,7 @@ def compare() -> None:
     word_a, word_b = pair.texts
     st.markdown(f"A: **{md_escape(word_a)}** → pieces {md_code(' '.join(pair.pieces[0]))} · "
                 f"B: **{md_escape(word_b)}** → pieces {md_code(' '.join(pair.pieces[1]))}")
-    if not quiz_ui.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert",
+    if not quiz_gate.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert",
                         hides="this section's chart and maps, and sections 3 and 4 (their numbers give the answer away)"):
         return
     base = baseline.at(pair.layer_names, pool=pooling()) if baseline is not None else None
@@ -109,7 +109,7 @@ def _token_map(pair: views.WordPair) -> None:
                      [1, 0], 1, format_func=lambda b: f"sentence {'AB'[b]}")
     m = views.token_map(out, pair.vectors[0], (b,))
     key = f"bert_lt_{b}"
-    charts.show(charts.heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
+    charts.show(charts.cached_heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
                                f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
                                x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
                 key=key, on_select=clicks.on_click(key, x=clicks.pick("bert_tb" if b == 1 else "bert_ta", m.words)),
@@ -128,7 +128,7 @@ def _cross_map(pair: views.WordPair) -> None:
     r, c = m.rows, m.cols
     what = ("Every token of A against every token of B" if not m.cropped else
             f"Tokens {r.start}-{r.stop - 1} of A against tokens {c.start}-{c.stop - 1} of B")
-    fig = charts.heatmap(m.cosine, out.tokens[1][c.start:c.stop], out.tokens[0][r.start:r.stop],
+    fig = charts.cached_heatmap(m.cosine, out.tokens[1][c.start:c.stop], out.tokens[0][r.start:r.stop],
                          f"{what} at {names[layer]}", out.model_label, fr.projector,
                          x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="bert_ab", selection_mode="points",

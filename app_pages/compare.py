@@ -9,14 +9,14 @@ before_page()  # first: the imports below take seconds on a fresh server (ui.ser
 import pandas as pd
 import streamlit as st
 
-from lab import analysis, compare, figures, quiz
+from lab import analysis, elmo_vs_bert, figures, quiz
 from lab.analysis import default_pair
-from lab.compare import MIN_OCCURRENCES
+from lab.elmo_vs_bert import MIN_OCCURRENCES
 from lab.figures import MODEL_COLOURS, DepthLine
 from lab.models import FAMILY_NAMES
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
-from ui import charts, models, state
-from ui import quiz as quiz_ui
+from ui import charts, model_cache, state
+from ui import quiz_gate
 from ui.frame import frame, md_escape, show_input_messages, show_table, word_pills
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence, as on the ELMo page
@@ -32,10 +32,10 @@ st.caption("The same word through both models, layer by layer, and every number 
 show_input_messages(fr)
 
 # Lazy: stored runs, facts, sense tests and reference files can answer before the models load
-bert = models.model("bert", fr.bert_source, lazy=True)
-elmo = models.model("elmo", fr.elmo_source, lazy=True)
-about = {"bert": models.facts(bert), "elmo": models.facts(elmo)}  # names and ELMo's limits, stored
-store = models.reference_store()
+bert = model_cache.model("bert", fr.bert_source, lazy=True)
+elmo = model_cache.model("elmo", fr.elmo_source, lazy=True)
+about = {"bert": model_cache.facts(bert), "elmo": model_cache.facts(elmo)}  # names and ELMo's limits, stored
+store = model_cache.reference_store()
 st.caption(f"BERT: **{md_escape(about['bert'].label)}** · ELMo: **{md_escape(about['elmo'].label)}** · reference corpus: "
            f"{len(store.corpus.sentences):,} sentences ({md_escape(store.corpus.path.split('/')[-1])})")
 
@@ -53,9 +53,9 @@ def read_words() -> tuple[tuple[str, ...], ...]:
 
 words = read_words()
 # BERT's run without its attention probabilities (none is drawn here; the download runs the model again)
-runs = {"bert": compare.align(models.bert_run(bert, bert.source, tuple(fr.sentences), attentions=False)),
-        "elmo": models.elmo_run(elmo, elmo.source, words)}
-downloads = {"bert": lambda s=list(fr.sentences): compare.align(bert.run(s)),
+runs = {"bert": elmo_vs_bert.align(model_cache.bert_run(bert, bert.source, tuple(fr.sentences), attentions=False)),
+        "elmo": model_cache.elmo_run(elmo, elmo.source, words)}
+downloads = {"bert": lambda s=list(fr.sentences): elmo_vs_bert.align(bert.run(s)),
              "elmo": runs["elmo"]}
 loaded = {"bert": bert, "elmo": elmo}
 for column, (family, out) in zip(st.columns(2), runs.items()):
@@ -63,7 +63,7 @@ for column, (family, out) in zip(st.columns(2), runs.items()):
         charts.vectors_button(downloads[family], f"compare-{family}-vectors", key=f"cmp_npz_{family}",
                               label=f"Download the {FAMILY_NAMES[family]} vectors (.npz)",
                               model=out.short_label)  # the short name: the label stays on one line
-baselines = {f: models.baseline(m, needed=True) for f, m in loaded.items()}
+baselines = {f: model_cache.baseline(m, needed=True) for f, m in loaded.items()}
 
 
 def pick_words() -> tuple[int, int]:
@@ -92,7 +92,7 @@ def one_word() -> None:
         return
     question = quiz.least_alike((words[0][wa], words[1][wb]),
                                 {c.short_label: (c.layer_names, c.cosine) for c in found.values()})
-    if not quiz_ui.gate(question, "compare", hides="this section's chart and sections 2 to 4, which follow the "
+    if not quiz_gate.gate(question, "compare", hides="this section's chart and sections 2 to 4, which follow the "
                                                    "selected words"):
         return
     comparison_chart(found)
@@ -101,25 +101,25 @@ def one_word() -> None:
     sense_section(found)
 
 
-def curves(wa: int, wb: int) -> dict[str, compare.ModelCurve]:
+def curves(wa: int, wb: int) -> dict[str, elmo_vs_bert.ModelCurve]:
     """Each model's curve for the two words; a model that cannot place a word says so."""
     found = {}
     for family, out in runs.items():
         try:
-            found[family] = compare.model_curve(out, (0, wa), (1, wb), pooling(), baselines[family].layers(pooling()))
+            found[family] = elmo_vs_bert.model_curve(out, (0, wa), (1, wb), pooling(), baselines[family].layers(pooling()))
         except ValueError as exc:
-            st.warning(f"{md_escape(str(exc))}. Its curve is left out; pick another word to compare both models.")
+            st.warning(f"{md_escape(str(exc))}. Its curve is left out; pick another word to compare both model_cache.")
     return found
 
 
 @state.fragment
-def comparison_chart(found: dict[str, compare.ModelCurve]) -> None:
+def comparison_chart(found: dict[str, elmo_vs_bert.ModelCurve]) -> None:
     """The curves of both models; the baseline toggle reruns this alone."""
     adjusted = state.widget(st.toggle, "cmp_adjusted", "Baseline-adjusted similarity: (cos − base) / (1 − base)",
                             help="0 = as alike as two random words of the reference corpus at that layer; 1 = identical.")
     charts.show(figures.word_curves_chart([(MODEL_COLOURS[f], c) for f, c in found.items()], adjusted, _labels(),
                                           fr.projector), key="cmp_curves")
-    show_table(pd.DataFrame(compare.curve_rows(list(found.values()))), key="cmp_table", projector=fr.projector,
+    show_table(pd.DataFrame(elmo_vs_bert.curve_rows(list(found.values()))), key="cmp_table", projector=fr.projector,
                hide_index=True)
     st.caption("Dashed: each layer's anisotropy baseline, the mean cosine of random words from different "
                f"sentences of the reference corpus ({baselines['bert'].pairs:,} pairs). A cosine near its "
@@ -134,11 +134,11 @@ def self_similarity(word: str) -> None:
     st.header("2 · How contextual is each layer?")
     lines, rare = [], []
     for family, m in loaded.items():
-        s = models.or_stop(store.self_similarity, m, word, pooling())  # a lookup once the index is built
+        s = model_cache.or_stop(store.self_similarity, m, word, pooling())  # a lookup once the index is built
         if s.too_rare:
             rare.append(f"{m.short_label}: {s.used} usable")
             continue
-        names, depth = baselines[family].layer_names, compare.depth(len(baselines[family].layer_names))
+        names, depth = baselines[family].layer_names, elmo_vs_bert.depth(len(baselines[family].layer_names))
         lines += [DepthLine(f"{m.short_label}: self-similarity of “{word}” ({s.used} sentences)", names, depth,
                             s.values, MODEL_COLOURS[family]),
                   DepthLine(f"{m.short_label}: baseline", names, depth, baselines[family].layers(pooling()),
@@ -156,10 +156,10 @@ def self_similarity(word: str) -> None:
 
 
 @state.fragment
-def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
+def neighbours(found: dict[str, elmo_vs_bert.ModelCurve], word: str) -> None:
     """Each model's nearest occurrences of the word of A; a layer choice reruns this alone."""
     st.header("3 · Nearest neighbours in context")
-    st.caption(f"The {compare.NEIGHBOURS} word occurrences of the reference corpus nearest to "
+    st.caption(f"The {elmo_vs_bert.NEIGHBOURS} word occurrences of the reference corpus nearest to "
                f"“{md_escape(word)}” of sentence A, at a layer of each model.")
     drawn = []
     for col, (family, c) in zip(st.columns(len(found)), found.items()):
@@ -167,12 +167,12 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
             key = f"cmp_layer_{family}"
             layer = state.widget(st.selectbox, key, f"{c.short_label} layer", options=list(range(len(c.layer_names))),
                                  format_func=lambda i, c=c: c.layer_names[i], fallback=len(c.layer_names) - 1)
-            index = models.with_progress(f"{c.short_label} vectors of the corpus at {c.layer_names[layer]}",
+            index = model_cache.with_progress(f"{c.short_label} vectors of the corpus at {c.layer_names[layer]}",
                                          lambda p, f=family: store.index(loaded[f], layer, pooling(), p))
-            found_n = compare.neighbours(index, store.corpus.sentences, c.vectors_a[layer])
+            found_n = elmo_vs_bert.neighbours(index, store.corpus.sentences, c.vectors_a[layer])
             st.markdown("\n".join(f"{i}. `{n.cosine:.3f}` {md_escape(n.before)}**{md_escape(n.word)}**"
                                   f"{md_escape(n.after)}" for i, n in enumerate(found_n, 1)))
-            st.caption(f"{compare.same_word(found_n, word)} of {len(found_n)} are “{md_escape(word)}” itself. "
+            st.caption(f"{elmo_vs_bert.same_word(found_n, word)} of {len(found_n)} are “{md_escape(word)}” itself. "
                        f"Two random words at {c.layer_names[layer]}: cosine {c.baseline[layer]:.3f} on average "
                        "(the baseline).")
             drawn.append(_uses(family, c, index, word, layer))
@@ -185,10 +185,10 @@ def neighbours(found: dict[str, compare.ModelCurve], word: str) -> None:
                    "apart, each colour gathers on a side, and your words join their own.")
 
 
-def _uses(family: str, c: compare.ModelCurve, index, word: str, layer: int) -> bool:
+def _uses(family: str, c: elmo_vs_bert.ModelCurve, index, word: str, layer: int) -> bool:
     """The map of the word's uses in the corpus at the neighbours' layer, and yours; False
     where the corpus holds too few of them to draw one."""
-    uses = compare.use_map(index, store.corpus, word, c.vectors_a[layer], c.vectors_b[layer])
+    uses = elmo_vs_bert.use_map(index, store.corpus, word, c.vectors_a[layer], c.vectors_b[layer])
     if uses is None:
         st.caption(f"“{md_escape(word)}” has fewer than {MIN_OCCURRENCES} uses in the reference corpus: no map.")
         return False
@@ -202,16 +202,16 @@ def _uses(family: str, c: compare.ModelCurve, index, word: str, layer: int) -> b
     return True
 
 
-def sense_section(found: dict[str, compare.ModelCurve]) -> None:
+def sense_section(found: dict[str, elmo_vs_bert.ModelCurve]) -> None:
     st.header("4 · The sense test")
-    tests = {f: models.sense_test(m, pooling()) for f, m in loaded.items()}
+    tests = {f: model_cache.sense_test(m, pooling()) for f, m in loaded.items()}
     _sense_chart(tests)
     _own_pair(tests, found)
     for family, t in tests.items():
         _most_wrong(t, f"cmp_wrong_{family}")
 
 
-def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
+def _sense_chart(tests: dict[str, elmo_vs_bert.SenseTest]) -> None:
     charts.show(figures.sense_chart([(MODEL_COLOURS[f], t) for f, t in tests.items()], _labels(), fr.projector),
                 key="cmp_senses")
     st.caption("For every pair of sentences that share an ambiguous word (bank, bat, spring, ...), the cosine "
@@ -219,9 +219,9 @@ def _sense_chart(tests: dict[str, compare.SenseTest]) -> None:
                "different-sense pair (0.5 = chance, 1 = always).")
 
 
-def _own_pair(tests: dict[str, compare.SenseTest], found: dict[str, compare.ModelCurve]) -> None:
-    mine = {f: compare.placed(t, found[f]) for f, t in tests.items() if f in found}
-    charts.show(figures.pair_strip({t.short_label: compare.at_best(t) for t in tests.values()},
+def _own_pair(tests: dict[str, elmo_vs_bert.SenseTest], found: dict[str, elmo_vs_bert.ModelCurve]) -> None:
+    mine = {f: elmo_vs_bert.placed(t, found[f]) for f, t in tests.items() if f in found}
+    charts.show(figures.pair_strip({t.short_label: elmo_vs_bert.at_best(t) for t in tests.values()},
                                    {t.short_label: mine[f].cosine if f in mine else None for f, t in tests.items()},
                                    "Your pair (sentences A and B, the selected words) among the sense pairs, "
                                    "at each model's best layer", _labels(), fr.projector,
@@ -234,11 +234,11 @@ def _own_pair(tests: dict[str, compare.SenseTest], found: dict[str, compare.Mode
                     f"{p.above_different:.0%} of the different-sense pairs.")
 
 
-def _most_wrong(t: compare.SenseTest, key: str) -> None:
+def _most_wrong(t: elmo_vs_bert.SenseTest, key: str) -> None:
     st.subheader(f"What {md_escape(t.short_label)} gets most wrong (at {md_escape(t.layer_names[t.best])})")
     rows = [{"word": w.word, "truth": "same sense" if w.same_sense else "different sense",
              "cosine": round(w.cosine, 4), "its cosine is": w.why, "sentence 1": w.sentence_1,
-             "sentence 2": w.sentence_2} for w in compare.most_wrong(t)]
+             "sentence 2": w.sentence_2} for w in elmo_vs_bert.most_wrong(t)]
     show_table(pd.DataFrame(rows), key=key, projector=fr.projector, wrap=True, hide_index=True)
 
 

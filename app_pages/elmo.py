@@ -14,8 +14,8 @@ from lab import analysis, figures, quiz, sources, views
 from lab.senses import SENSE_AUC_TARGET, best_context_auc, best_sense_auc
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from lab.vectors import INPUT_LAYER
-from ui import charts, clicks, models, state
-from ui import quiz as quiz_ui
+from ui import charts, clicks, model_cache, state
+from ui import quiz_gate
 from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
@@ -33,8 +33,8 @@ st.caption(f"ELMo reads characters, builds a context-free word vector (the input
            "sentence to see what every layer does to it.")
 show_input_messages(fr)
 
-model = models.model("elmo", fr.elmo_source, lazy=True)  # a stored run can answer before it loads
-about = models.facts(model)  # its name, limits and mix: stored with its runs
+model = model_cache.model("elmo", fr.elmo_source, lazy=True)  # a stored run can answer before it loads
+about = model_cache.facts(model)  # its name, limits and mix: stored with its runs
 st.caption(f"Model: **{md_escape(about.label)}** · source: {md_code(model.source)}")
 
 
@@ -57,7 +57,7 @@ def mini_note(box) -> None:
                  "the next and the previous word.")
     if "context1" in senses["by_layer"]:
         text += f" Its context-only view reaches {best_context_auc(senses['by_layer']):.2f}."
-    if not quiz_ui.active():  # the pair's cosines would answer the quiz of section 3
+    if not quiz_gate.active():  # the pair's cosines would answer the quiz of section 3
         note = views.sense_note(out, senses["by_layer"], *default_weights)
         wa, wb = (md_escape(w) for w in note.texts)
         pair = f"the two “{wa}”s" if wa.casefold() == wb.casefold() else f"“{wa}” (A) and “{wb}” (B)"
@@ -91,9 +91,9 @@ def read_tokens() -> tuple[tuple[str, ...], ...]:
 
 note_box = st.empty()  # the note on ELMo-mini, first on the page: its numbers need the run below
 tokens = read_tokens()
-out = models.elmo_run(model, model.source, tokens)
+out = model_cache.elmo_run(model, model.source, tokens)
 charts.vectors_button(out, "elmo-vectors", key="elmo_npz")
-baseline = models.baseline(model)  # each layer's and view's, from the reference corpus (`python -m lab prepare`)
+baseline = model_cache.baseline(model)  # each layer's and view's, from the reference corpus (`python -m lab prepare`)
 learned = about.mix_weights
 base_w, base_g = (learned[0].tolist(), learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
 default_weights = ([float(round(w, 3)) for w in base_w], float(round(base_g, 3)))  # the sliders' defaults
@@ -215,7 +215,7 @@ def explore(pills_box) -> None:
         ia, ib = _word_pills()
     stack = views.with_context_only(views.mix(out, *_weights()))  # the three layers, the mix, context-only
     pair = views.word_pair(stack, (0, ia), (1, ib))
-    if not quiz_ui.gate(quiz.least_alike(pair.texts, {about.short_label: (pair.layer_names, pair.cosine)}), "elmo",
+    if not quiz_gate.gate(quiz.least_alike(pair.texts, {about.short_label: (pair.layer_names, pair.cosine)}), "elmo",
                         hides="this section's chart, table and maps"):
         return
     wa, wb = pair.texts
@@ -235,7 +235,7 @@ def explore(pills_box) -> None:
     words_b = [w if r == 1 else -1 for r, w in zip(m.rows, m.words)]
     what = f"words {_spans(m.spans)}" if m.cropped else "every word of both sentences"
     charts.show(
-        charts.heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against {what}, per layer', about.label,
+        charts.cached_heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against {what}, per layer', about.label,
                        fr.projector, x_title="words of A, then B", y_title="layer"),
         key="elmo_lt", selection_mode="points",
         on_select=clicks.on_click("elmo_lt", x=clicks.pick("", words_b, _store("elmo_wb", 1))))
@@ -258,7 +258,7 @@ def _cross_map(stack, pair: views.WordPair) -> None:
     r, c = m.rows, m.cols
     what = (f"Words {r.start}-{r.stop - 1} of A against words {c.start}-{c.stop - 1} of B" if m.cropped else
             "Every word of A against every word of B")
-    fig = charts.heatmap(m.cosine, list(tokens[1][c.start:c.stop]), list(tokens[0][r.start:r.stop]),
+    fig = charts.cached_heatmap(m.cosine, list(tokens[1][c.start:c.stop]), list(tokens[0][r.start:r.stop]),
                          f"{what}: {names[layer]}", about.label, fr.projector,
                          x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="elmo_ab", selection_mode="points",
@@ -302,7 +302,7 @@ def _repeats() -> None:
     state.widget(c2.slider, "elmo_dropout", "Dropout rate at inference", min_value=0.05,
                  max_value=0.5, step=0.05, disabled=not about.supports_state)
     runs, rate = int(state.get("elmo_runs")), float(state.get("elmo_dropout"))
-    res = models.elmo_repeats(model, model.source, tokens[0], runs, rate)
+    res = model_cache.elmo_repeats(model, model.source, tokens[0], runs, rate)
     run_names = [f"run {i + 1}" for i in range(runs)]
     charts.show(figures.layer_curve(run_names, res, f"Norm of lstm_outputs2 for sentence A, run {runs} times",
                                     about.label, fr.projector, y_title="norm", y_range=None, x_title="run"),

@@ -74,10 +74,10 @@ def _install() -> None:
                      "embedding_parts", "mix", "elmo_outputs", "sentence_vectors", "attention_view",
                      "padding_check"):
             _wrap(m, name, "lab.views")
-    if "lab.compare" in mods:
-        m = mods["lab.compare"]
+    if "lab.elmo_vs_bert" in mods:
+        m = mods["lab.elmo_vs_bert"]
         for name in ("align", "model_curve", "neighbours", "placed", "at_best"):
-            _wrap(m, name, "lab.compare")
+            _wrap(m, name, "lab.elmo_vs_bert")
     if "lab.reference" in mods:
         m = mods["lab.reference"].ReferenceStore
         for name in ("baseline", "self_similarity", "index"):

@@ -22,7 +22,7 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lab import compare, models, reference  # noqa: E402
+from lab import elmo_vs_bert, models, reference  # noqa: E402
 
 
 def timed(fn):
@@ -44,7 +44,7 @@ def bench_model(family: str, layers: list[int] | None, queries: int, folder: Pat
         later = reference.ReferenceStore(corpus, folder)  # a later start: nothing in memory
         _, load_s = timed(lambda: later.index(model, layer))
         rows = index.unit[:: max(1, len(index.unit) // queries)][:queries]
-        times = [timed(lambda q=q: compare.neighbours(index, corpus.sentences, q))[1] for q in rows]
+        times = [timed(lambda q=q: elmo_vs_bert.neighbours(index, corpus.sentences, q))[1] for q in rows]
         print(f"  {base.layer_names[layer]:14s} build {build_s:6.1f} s | cache load {load_s * 1000:6.1f} ms | "
               f"{index.unit.shape[0]:,} words x {index.unit.shape[1]} = {index.nbytes / 2**20:5.1f} MB in memory | "
               f"query (top 8) median {statistics.median(times) * 1000:5.1f} ms, max {max(times) * 1000:5.1f} ms")

@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from lab import analysis, sources
-from lab.compare import MIN_OCCURRENCES, align, is_word, word_matrix
+from lab.elmo_vs_bert import MIN_OCCURRENCES, align, is_word, word_matrix
 from lab.senses import Synset
 from lab.vectors import LayerVectors
 
@@ -598,7 +598,7 @@ DEMO_WORDS = ("bank", "river", "money", "interest", "rate")
 
 def baseline_table(store: ReferenceStore, model, words: Sequence[str]) -> list[str]:
     """Lines of a plain-text table: per layer, depth, baseline and each word's self-similarity."""
-    from lab.compare import depth
+    from lab.elmo_vs_bert import depth
 
     base = store.baseline(model)
     sims = [store.self_similarity(model, w) for w in words]

@@ -189,9 +189,9 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     """8: the word through both models on one depth axis, against each layer's anisotropy
     baseline (``store``: a ``lab.reference.ReferenceStore``); 9: the sense test of both
     models, and the two sentences' pair among its pairs. As on the ELMo vs BERT page."""
-    from lab import compare, figures, stored
+    from lab import elmo_vs_bert, figures, stored
 
-    runs = {"bert": compare.align(bert_out), "elmo": elmo_out}
+    runs = {"bert": elmo_vs_bert.align(bert_out), "elmo": elmo_out}
     loaded = {"bert": bert, "elmo": elmo}
     baselines = {f: store.baseline(m) for f, m in loaded.items()}
     corpus = store.corpus
@@ -203,11 +203,11 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     found = {}
     for family, out in runs.items():
         try:
-            found[family] = compare.model_curve(out, (0, ia), (1, ib), "first", baselines[family].values)
+            found[family] = elmo_vs_bert.model_curve(out, (0, ia), (1, ib), "first", baselines[family].values)
         except ValueError as exc:
             lines.append(f"{exc}. Its curve is left out.")
     labels = " · ".join(m.short_label for m in loaded.values())
-    rows = compare.curve_rows(list(found.values()))
+    rows = elmo_vs_bert.curve_rows(list(found.values()))
     tables = [Table(list(rows[0]), [[str(v) if isinstance(v, str) else _f(v) for v in r.values()] for r in rows])
               ] if rows else []
     charts = [figures.word_curves_chart([(figures.MODEL_COLOURS[f], c) for f, c in found.items()], False, labels)
@@ -230,7 +230,7 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
     for f, t in tests.items():
         line = f"{t.short_label}: best at {t.layer_names[t.best]} (ROC AUC {t.auc[t.best]:.3f})."
         if f in found:
-            p = compare.placed(t, found[f])
+            p = elmo_vs_bert.placed(t, found[f])
             line += (f" There, the two sentences' pair has cosine {p.cosine:.3f}: above {p.above_same:.0%} of the "
                      f"same-sense pairs and {p.above_different:.0%} of the different-sense pairs.")
         sense_lines.append(line)
@@ -242,17 +242,17 @@ def comparison_sections(bert, elmo, bert_out, elmo_out, ia: int, ib: int, store)
 
 
 def _use_maps(found: dict, loaded: dict, store, word: str) -> tuple[list[tuple], list[str]]:
-    """(curve, ``lab.compare.UseMap``) of each model that placed the two words: every use of
+    """(curve, ``lab.elmo_vs_bert.UseMap``) of each model that placed the two words: every use of
     ``word`` in the corpus at its top layer, by sense, as on the ELMo vs BERT page; and the
     lines that say how to read them and what is left out."""
-    from lab import compare
+    from lab import elmo_vs_bert
 
     maps, lines = [], []
     for family, c in found.items():
         top = len(c.layer_names) - 1
-        m = compare.use_map(store.index(loaded[family], top), store.corpus, word, c.vectors_a[top], c.vectors_b[top])
+        m = elmo_vs_bert.use_map(store.index(loaded[family], top), store.corpus, word, c.vectors_a[top], c.vectors_b[top])
         if m is None:
-            lines.append(f"“{word}” has fewer than {compare.MIN_OCCURRENCES} uses in the reference corpus: no map "
+            lines.append(f"“{word}” has fewer than {elmo_vs_bert.MIN_OCCURRENCES} uses in the reference corpus: no map "
                          f"for {c.short_label}.")
         else:
             maps.append((family, c, m))

@@ -154,7 +154,7 @@ def model_facts(load, family: str, source: str, store: RunStore | None = None, k
 
 
 # What a sense test's numbers depend on beyond the model: the pairs and the code that scores them
-SENSE_FILES = ("compare.py", "senses.py", "analysis.py", "views.py", "data/sense_pairs.json")
+SENSE_FILES = ("elmo_vs_bert.py", "senses.py", "analysis.py", "views.py", "data/sense_pairs.json")
 
 
 @lru_cache(maxsize=1)
@@ -171,12 +171,12 @@ def sense_key(family: str, source: str, pool: str = "first") -> str | None:
 
 def sense_test(model, family: str, source: str, pool: str = "first", store: RunStore | None = None,
                keep: bool = True):
-    """``lab.compare.run_sense_test`` of ``model`` on ``lab.senses``' pairs (BERT's words
+    """``lab.elmo_vs_bert.run_sense_test`` of ``model`` on ``lab.senses``' pairs (BERT's words
     pooled from their pieces by ``pool``), from the store or computed, as ``bert_run``."""
     def compute():
-        from lab import compare, senses
+        from lab import elmo_vs_bert, senses
 
-        return compare.run_sense_test(model, senses.sense_pairs(), senses.roc_auc, _sense_pool(family, pool))
+        return elmo_vs_bert.run_sense_test(model, senses.sense_pairs(), senses.roc_auc, _sense_pool(family, pool))
 
     return _read_or_compute(sense_key(family, source, pool), compute, store, keep)
 

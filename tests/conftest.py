@@ -107,11 +107,11 @@ def unloadable_models(monkeypatch):
     facts (what earlier tests' pages read) are cleared first, and again afterwards, so the
     next test loads the real models."""
     from lab import models as lab_models, sources
-    from ui import models
+    from ui import model_cache
 
     def clear():
-        models.load.clear()
-        models._facts.clear()
+        model_cache.load.clear()
+        model_cache._facts.clear()
 
     def use(message: str) -> None:
         def broken(family, source):

@@ -122,8 +122,8 @@ def test_hub_path_loads_a_local_savedmodel_and_matches_the_same_weights(hub_bert
 
 def test_a_hub_bert_s_pieces_know_their_characters_so_words_can_be_placed(hub_bert_dirs):
     """The Hub preprocessor gives no offsets; without them the ELMo vs BERT page and the
-    baselines could place no word of a TF Hub BERT (lab.compare.align)."""
-    from lab import compare
+    baselines could place no word of a TF Hub BERT (lab.elmo_vs_bert.align)."""
+    from lab import elmo_vs_bert
 
     enc_dir, pre_dir, _ = hub_bert_dirs
     text = "Don't stop, the river-bank's café!"
@@ -132,7 +132,7 @@ def test_a_hub_bert_s_pieces_know_their_characters_so_words_can_be_placed(hub_be
     assert [text[s:e].lower() for s, e in enc.spans] == [
         "don", "'", "t", "stop", ",", "the", "river", "-", "bank", "'", "s", "café", "!"]
     assert enc.pieces[-2:] == ["cafe", "!"]  # accents stripped in the piece, not in the text
-    aligned = compare.align(out)
+    aligned = elmo_vs_bert.align(out)
     assert aligned.words[0] == ["Don't", "stop", ",", "the", "river-bank's", "café", "!"]
     assert aligned.word_positions[0] == [[1, 2, 3], [4], [5], [6], [7, 8, 9, 10, 11], [12], [13]]
     assert aligned.word_positions[1] == [[1, 2, 3]]  # un ##aff ##able

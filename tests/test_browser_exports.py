@@ -19,8 +19,8 @@ import plotly.io
 import pytest
 import streamlit
 
-from lab import compare, figures, report, views
-from lab.models.elmo import LAYER_NAMES as ELMO_LAYERS
+from lab import elmo_vs_bert, figures, report, views
+from lab.models.elmo_io import LAYER_NAMES as ELMO_LAYERS
 
 from tests.test_browser_layout import A, B, labels_outside
 
@@ -145,22 +145,22 @@ def page_figures(projector: bool) -> dict:
     down = np.linspace(1.0, 0.4, 7)
     ta, tb = TOKENS_A, TOKENS_B
     attn = rng.dirichlet(np.ones(len(ta)), size=(2, 3, len(ta)))  # (L, H, T, T)
-    curves = [(figures.MODEL_COLOURS["bert"], compare.ModelCurve(BERT, BERT_SHORT, BERT_LAYERS, compare.depth(7), down,
+    curves = [(figures.MODEL_COLOURS["bert"], elmo_vs_bert.ModelCurve(BERT, BERT_SHORT, BERT_LAYERS, elmo_vs_bert.depth(7), down,
                                                           np.linspace(0.3, 0.5, 7), ("bank", "bank"),
                                                           np.zeros((7, 4)), np.zeros((7, 4)))),
-              (figures.MODEL_COLOURS["elmo"], compare.ModelCurve(ELMO, ELMO_SHORT, ELMO_LAYERS, compare.depth(3),
+              (figures.MODEL_COLOURS["elmo"], elmo_vs_bert.ModelCurve(ELMO, ELMO_SHORT, ELMO_LAYERS, elmo_vs_bert.depth(3),
                                                           down[:3], np.array([0.9, 0.4, 0.35]), ("bank", "bank"),
                                                           np.zeros((3, 4)), np.zeros((3, 4))))]
     labels = np.array([1, 0, 1, 0, 1, 0])
     pairs = [("bank", "a", "b", int(v)) for v in labels]
-    tests = [(figures.MODEL_COLOURS[f], compare.SenseTest(label, short, names, compare.depth(len(names)),
+    tests = [(figures.MODEL_COLOURS[f], elmo_vs_bert.SenseTest(label, short, names, elmo_vs_bert.depth(len(names)),
                                                      rng.uniform(0.4, 0.9, len(names)),
                                                      rng.uniform(0, 1, (6, len(names))), labels, pairs, 2, [0, 1]))
              for f, label, short, names in (("bert", BERT, BERT_SHORT, BERT_LAYERS), ("elmo", ELMO, ELMO_SHORT, ELMO_LAYERS))]
-    use_map = compare.UseMap("bank", "layer 6", rng.normal(0, 0.3, (12, 2)), list(range(12)), [1] * 12,
+    use_map = elmo_vs_bert.UseMap("bank", "layer 6", rng.normal(0, 0.3, (12, 2)), list(range(12)), [1] * 12,
                              np.array([[-0.3, 0.1], [0.4, 0.2]]), np.array([0.6, 0.25]))
     hover = [("we sat on the ", "bank", " today")] * 12
-    depth_lines = [figures.DepthLine(f"{short}: self-similarity of “bank” (12 sentences)", names, compare.depth(len(names)),
+    depth_lines = [figures.DepthLine(f"{short}: self-similarity of “bank” (12 sentences)", names, elmo_vs_bert.depth(len(names)),
                                      np.linspace(0.9, 0.5, len(names)), c)
                    for c, short, names in ((0, BERT_SHORT, BERT_LAYERS), (1, ELMO_SHORT, ELMO_LAYERS))]
     depth_lines += [figures.DepthLine(f"{line.name.split(':')[0]}: baseline", line.layer_names, line.depth,
@@ -199,7 +199,7 @@ def page_figures(projector: bool) -> dict:
         "cmp_uses": figures.use_map_chart(use_map, hover, ("bank", "bank"), "The 12 uses of “bank” at layer 6",
                                           BERT_SHORT, p, width=0.5),
         "cmp_senses": figures.sense_chart(tests, f"{BERT_SHORT} · {ELMO_SHORT}", p),
-        "cmp_own": figures.pair_strip({t.short_label: compare.at_best(t) for _, t in tests},
+        "cmp_own": figures.pair_strip({t.short_label: elmo_vs_bert.at_best(t) for _, t in tests},
                                       {BERT_SHORT: 0.42, ELMO_SHORT: None},
                                       "Your pair (sentences A and B, the selected words) among the sense pairs, "
                                       "at each model's best layer", f"{BERT_SHORT} · {ELMO_SHORT}", p),

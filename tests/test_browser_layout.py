@@ -199,7 +199,7 @@ def test_a_cold_server_has_the_browser_load_the_chart_code_while_the_page_import
         seen = page.evaluate("window.__preload")
         # the box came first, and its chart was drawn before the page's first chart (the page
         # shows its title at once and imports TensorFlow when its run needs the model:
-        # ui.models.LazyModel)
+        # ui.model_cache.LazyModel)
         assert seen["box"] and seen["drawn"] and seen["chart"] and seen["box"] < seen["drawn"] < seen["chart"]
         assert seen["title"]
         # whenever it held a chart it took no room: invisible, out of the page's flow and of

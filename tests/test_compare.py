@@ -1,4 +1,4 @@
-"""lab.compare, lab.reference, lab.quiz and the anisotropy measures, on tiny inputs."""
+"""lab.elmo_vs_bert, lab.reference, lab.quiz and the anisotropy measures, on tiny inputs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab import analysis, compare, quiz, reference, senses, views
+from lab import analysis, elmo_vs_bert, quiz, reference, senses, views
 from lab.senses import Synset
 from lab.vectors import INPUT_LAYER, LayerVectors
 from tests.conftest import ROOT
@@ -85,7 +85,7 @@ def test_top_k_matches_a_sort():
 
 
 def test_align_rewords_bert_through_character_offsets(embedded_bert):
-    out = compare.align(embedded_bert.run(["I don't like unaffable bankers.", "銀行 bank 🏦"]))
+    out = elmo_vs_bert.align(embedded_bert.run(["I don't like unaffable bankers.", "銀行 bank 🏦"]))
     assert out.words[0] == ["I", "don't", "like", "unaffable", "bankers", "."]
     assert [out.tokens[0][p] for p in out.positions(0, 1)] == ["don", "'", "t"]
     assert len(out.positions(0, 3)) > 1  # un ##aff ##able
@@ -97,7 +97,7 @@ def test_align_rewords_bert_through_character_offsets(embedded_bert):
 def test_model_curve_and_a_word_the_model_cannot_place():
     m = FakeElmo()
     out = m.run([["the", "bank", "rose"], ["river", "bank"]])
-    c = compare.model_curve(out, (0, 1), (1, 1), "first", np.array([0.2, 0.5]))
+    c = elmo_vs_bert.model_curve(out, (0, 1), (1, 1), "first", np.array([0.2, 0.5]))
     assert c.cosine[0] == pytest.approx(1.0) and c.cosine[1] < 1.0
     np.testing.assert_allclose(c.depth, [0.0, 1.0])
     np.testing.assert_allclose(c.adjusted, (c.cosine - [0.2, 0.5]) / (1 - np.array([0.2, 0.5])))
@@ -106,7 +106,7 @@ def test_model_curve_and_a_word_the_model_cannot_place():
 
     cut = replace(out, word_positions=[[[0], [], [2]], [[0], [1]]])
     with pytest.raises(ValueError, match="cannot place “bank”"):
-        compare.model_curve(cut, (0, 1), (1, 1), "first", np.zeros(2))
+        elmo_vs_bert.model_curve(cut, (0, 1), (1, 1), "first", np.zeros(2))
 
 
 def test_store_baseline_self_similarity_and_disk_cache(corpus, tmp_path):
@@ -155,8 +155,8 @@ def test_store_baselines_of_context_only_views_and_of_any_mix(corpus, tmp_path):
     # by hand: the whole corpus in one run (the fake has no batch effects), its views, the same pairs
     from lab.tokenize import split_words
 
-    out = views.with_context_only(compare.align(m.run([split_words(s) for s in corpus.sentences])))
-    vecs, rows, _ = compare.word_matrix(out)
+    out = views.with_context_only(elmo_vs_bert.align(m.run([split_words(s) for s in corpus.sentences])))
+    vecs, rows, _ = elmo_vs_bert.word_matrix(out)
     pairs = analysis.random_pairs(rows, reference.BASELINE_PAIRS, seed=0)
     direct = analysis.mean_pair_cosine(vecs, pairs)  # word_emb, lstm1, lstm2, context-only 1, 2
     np.testing.assert_allclose(base.values, direct[:3], atol=1e-6)
@@ -290,7 +290,7 @@ def test_neighbours_are_the_true_top_k(corpus, tmp_path):
     store = reference.ReferenceStore(corpus, tmp_path)
     ix = store.index(m, 1)
     query = m.run([["the", "bank", "raised", "rates"]]).layers[1, 0, 1]
-    got = compare.neighbours(ix, corpus.sentences, query, k=4)
+    got = elmo_vs_bert.neighbours(ix, corpus.sentences, query, k=4)
     # brute force: every content word of every sentence, run alone
     cands = []
     for s, sent in enumerate(corpus.sentences):
@@ -303,13 +303,13 @@ def test_neighbours_are_the_true_top_k(corpus, tmp_path):
     np.testing.assert_allclose([n.cosine for n in got], [c for c, _, _ in want], atol=2e-3)  # float16 storage
     first = got[0]
     assert first.before + first.word + first.after == corpus.sentences[first.sentence]
-    assert compare.same_word(got, first.word.upper()) == sum(w.casefold() == first.word.casefold() for _, _, w in want)
+    assert elmo_vs_bert.same_word(got, first.word.upper()) == sum(w.casefold() == first.word.casefold() for _, _, w in want)
 
 
 def test_same_word_counts_the_uses_of_the_word_itself():
-    found = [compare.Neighbour(0.9, 0, w, "", "") for w in ("Bank", "bank", "banks", "river")]
-    assert compare.same_word(found, "bank") == 2 and compare.same_word(found, "river") == 1
-    assert compare.same_word([], "bank") == 0
+    found = [elmo_vs_bert.Neighbour(0.9, 0, w, "", "") for w in ("Bank", "bank", "banks", "river")]
+    assert elmo_vs_bert.same_word(found, "bank") == 2 and elmo_vs_bert.same_word(found, "river") == 1
+    assert elmo_vs_bert.same_word([], "bank") == 0
 
 
 def test_principal_plane_is_the_projection_on_the_top_two_directions():
@@ -350,7 +350,7 @@ def test_use_map_places_the_corpus_uses_of_a_word_and_yours(corpus, tmp_path):
     ix = store.index(m, 1)
     out = m.run([["the", "Bank", "raised", "rates"], ["we", "sat", "on", "the", "river", "bank"]])
     a, b = out.layers[1, 0, 1], out.layers[1, 1, 5]
-    got = compare.use_map(ix, corpus, "BANK", a, b, fewest=2)
+    got = elmo_vs_bert.use_map(ix, corpus, "BANK", a, b, fewest=2)
     uses = [(s, w) for s, sent in enumerate(corpus.sentences) for w, word in enumerate(sent.split()) if word == "bank"]
     assert list(zip(got.sentences, got.words)) == uses  # every use of the word, case aside, and nothing else
     assert got.points.shape == (len(uses), 2) and got.yours.shape == (2, 2) and got.layer_name == "context"
@@ -361,11 +361,11 @@ def test_use_map_places_the_corpus_uses_of_a_word_and_yours(corpus, tmp_path):
     np.testing.assert_allclose(np.vstack([got.points, got.yours]), coords)
     np.testing.assert_allclose(got.explained, explained)
     assert got.yours[0, 0] <= 0  # A's use on the left, whatever the layer
-    assert compare.use_map(ix, corpus, "bank", a, b, fewest=len(uses) + 1) is None  # too few uses
+    assert elmo_vs_bert.use_map(ix, corpus, "bank", a, b, fewest=len(uses) + 1) is None  # too few uses
     # a context-free layer gives every use one vector: no spread, only float16 rounding
-    flat = compare.use_map(store.index(m, 0), corpus, "bank", out.layers[0, 0, 1], out.layers[0, 1, 5], fewest=2)
+    flat = elmo_vs_bert.use_map(store.index(m, 0), corpus, "bank", out.layers[0, 0, 1], out.layers[0, 1, 5], fewest=2)
     assert not flat.points.any() and not flat.yours.any() and not flat.explained.any()
-    assert compare.use_map(ix, corpus, "zebra", a, b, fewest=1) is None
+    assert elmo_vs_bert.use_map(ix, corpus, "zebra", a, b, fewest=1) is None
 
 
 def test_a_corpus_line_keeps_the_sentences_synset_and_headword(tmp_path):
@@ -440,7 +440,7 @@ def test_the_use_map_gives_each_use_the_sense_of_its_sentences_synset(tmp_path):
     m = FakeElmo()
     ix = reference.ReferenceStore(corpus, tmp_path / "cache").index(m, 1)
     out = m.run([["the", "bank"], ["the", "bank"]])
-    got = compare.use_map(ix, corpus, "bank", out.layers[1, 0, 1], out.layers[1, 1, 1], fewest=2)
+    got = elmo_vs_bert.use_map(ix, corpus, "bank", out.layers[1, 0, 1], out.layers[1, 1, 1], fewest=2)
     assert got.sentences == [0, 1, 2, 3, 4, 5, 6]  # "banks" is another word: one use in the last sentence
     assert [(e.label, e.tag_count, e.uses) for e in got.senses.legend] == [
         ("bank.n.01", 25, 2), ("depository_financial_institution.n.01", 20, 2), ("sense not known", 0, 3)]
@@ -449,10 +449,10 @@ def test_the_use_map_gives_each_use_the_sense_of_its_sentences_synset(tmp_path):
 
 def test_in_context_cuts_long_sides_at_a_space():
     sentence = "one two three four five six seven bank eight nine ten eleven twelve thirteen"
-    before, word, after = compare.in_context(sentence, 7, room=12)
+    before, word, after = elmo_vs_bert.in_context(sentence, 7, room=12)
     assert word == "bank" and before == "… six seven " and after == " eight nine …"
-    assert compare.in_context("the bank", 1) == ("the ", "bank", "")  # short sides stay whole
-    assert compare.in_context(sentence, 7, room=None) == (sentence[:34], "bank", sentence[38:])  # whole
+    assert elmo_vs_bert.in_context("the bank", 1) == ("the ", "bank", "")  # short sides stay whole
+    assert elmo_vs_bert.in_context(sentence, 7, room=None) == (sentence[:34], "bank", sentence[38:])  # whole
 
 
 def test_memory_budget_drops_the_least_recent_layer(corpus, tmp_path):
@@ -479,9 +479,9 @@ def test_most_wrong_says_what_each_pair_is_ranked_against():
     cos = np.array([[0.1, 0.9], [0.1, 0.3], [0.1, 0.8], [0.1, 0.2], [0.1, 0.35]])
     labels = np.array([1, 1, 0, 0, 0])
     pairs = [(w, f"{w} one", f"{w} two", int(lab)) for w, lab in zip("abcde", labels)]
-    t = compare.SenseTest("m", "m", ["x", "y"], compare.depth(2), np.array([0.5, 0.7]), cos, labels, pairs,
+    t = elmo_vs_bert.SenseTest("m", "m", ["x", "y"], elmo_vs_bert.depth(2), np.array([0.5, 0.7]), cos, labels, pairs,
                           best=1, wrong=[2, 1, 4])
-    got = compare.most_wrong(t)
+    got = elmo_vs_bert.most_wrong(t)
     assert [(w.word, w.sentence_1, w.sentence_2, w.same_sense) for w in got] == [
         ("c", "c one", "c two", False), ("b", "b one", "b two", True), ("e", "e one", "e two", False)]
     assert [w.cosine for w in got] == [0.8, 0.3, 0.35]
@@ -494,7 +494,7 @@ def test_most_wrong_says_what_each_pair_is_ranked_against():
 
 def test_sense_test_scores_and_ranks_the_wrong_pairs():
     labels = np.array([1, 1, 0, 0])
-    np.testing.assert_allclose(compare.wrongness(np.array([0.9, 0.2, 0.5, 0.1]), labels), [0, 0.5, 0.5, 0])
+    np.testing.assert_allclose(elmo_vs_bert.wrongness(np.array([0.9, 0.2, 0.5, 0.1]), labels), [0, 0.5, 0.5, 0])
     pairs = [("bank", "the bank rose", "bank loans", 1), ("bank", "the bank rose", "river bank", 0),
              ("bat", "a bat flew", "bat swung", 0), ("bat", "a bat flew", "the bat flew", 1)]
     m = FakeElmo()
@@ -505,15 +505,15 @@ def test_sense_test_scores_and_ranks_the_wrong_pairs():
         pos, neg = scores[labels == 1], scores[labels == 0]
         return ((pos[:, None] > neg).sum() + 0.5 * (pos[:, None] == neg).sum()) / (len(pos) * len(neg))
 
-    t = compare.sense_test(out, sentences, pairs, auc)
+    t = elmo_vs_bert.sense_test(out, sentences, pairs, auc)
     assert t.cosines.shape == (4, 2) and t.auc[0] == pytest.approx(auc(t.cosines[:, 0], t.labels))
     assert t.best == int(np.argmax(t.auc))
-    assert all(compare.wrongness(t.cosines[:, t.best], t.labels)[i] > 0 for i in t.wrong)
-    curve = compare.model_curve(m.run([["the", "bank"], ["a", "bank"]]), (0, 1), (1, 1), "first", np.zeros(2))
-    p = compare.placed(t, curve)
+    assert all(elmo_vs_bert.wrongness(t.cosines[:, t.best], t.labels)[i] > 0 for i in t.wrong)
+    curve = elmo_vs_bert.model_curve(m.run([["the", "bank"], ["a", "bank"]]), (0, 1), (1, 1), "first", np.zeros(2))
+    p = elmo_vs_bert.placed(t, curve)
     assert p.cosine == curve.cosine[t.best]
     assert p.above_same == np.mean(t.cosines[t.labels == 1, t.best] < p.cosine)
-    groups = compare.at_best(t)
+    groups = elmo_vs_bert.at_best(t)
     assert sorted(groups["same sense"][1]) == ["bank", "bat"] and len(groups["different sense"][0]) == 2
 
 
@@ -523,17 +523,17 @@ def test_the_sense_test_run_in_batches_equals_one_run_of_every_sentence():
              ("bat", "a bat flew", "no such word here", 1)]  # a pair it cannot place is left out
     sentences = list(dict.fromkeys(s for p in pairs for s in p[1:3]))
     m = FakeElmo()
-    whole = compare.sense_test(m.run([s.split() for s in sentences]), sentences, pairs, senses_auc)
+    whole = elmo_vs_bert.sense_test(m.run([s.split() for s in sentences]), sentences, pairs, senses_auc)
     for batch in (1, 2, 3, 8):
         m.calls = 0
-        t = compare.run_sense_test(m, pairs, senses_auc, batch=batch)
+        t = elmo_vs_bert.run_sense_test(m, pairs, senses_auc, batch=batch)
         assert m.calls == -(-len(sentences) // batch)  # one model call per batch
         np.testing.assert_array_equal(t.cosines, whole.cosines)
         np.testing.assert_array_equal(t.auc, whole.auc)
         assert (t.pairs, t.best, t.wrong, t.layer_names) == (whole.pairs, whole.best, whole.wrong, whole.layer_names)
     assert len(whole.pairs) == 4
     with pytest.raises(ValueError, match="too few sense pairs"):
-        compare.run_sense_test(m, pairs[:1], senses_auc)
+        elmo_vs_bert.run_sense_test(m, pairs[:1], senses_auc)
 
 
 def senses_auc(scores, labels):
@@ -581,13 +581,13 @@ def test_baseline_command_prints_layers_and_self_similarities(tmp_path, monkeypa
 
 def test_a_word_bert_cannot_place_says_why(embedded_bert):
     # "bank🏦" is one unknown piece to BERT, spanning the word and the emoji: no piece of its own
-    out = compare.align(embedded_bert.run(["I went to the bank🏦 today.", "We sat on the river bank."]))
+    out = elmo_vs_bert.align(embedded_bert.run(["I went to the bank🏦 today.", "We sat on the river bank."]))
     w = out.words[0].index("bank")
     assert not out.positions(0, w)
     with pytest.raises(ValueError, match="read it together with the characters next to it as one token"):
-        compare.model_curve(out, (0, w), (1, 5), "first", np.zeros(len(out.layer_names)))
+        elmo_vs_bert.model_curve(out, (0, w), (1, 5), "first", np.zeros(len(out.layer_names)))
     # past BERT's 510 pieces: cut off
-    out = compare.align(embedded_bert.run([" ".join(["word"] * 600) + " bank", "bank"]))
+    out = elmo_vs_bert.align(embedded_bert.run([" ".join(["word"] * 600) + " bank", "bank"]))
     assert not out.positions(0, 600)
     with pytest.raises(ValueError, match="cut off at the model's length limit"):
-        compare.model_curve(out, (0, 600), (1, 0), "first", np.zeros(len(out.layer_names)))
+        elmo_vs_bert.model_curve(out, (0, 600), (1, 0), "first", np.zeros(len(out.layer_names)))

@@ -90,7 +90,7 @@ def test_a_model_that_fails_to_load_is_told_in_the_apps_words(monkeypatch, caplo
     log; a source error of the app's own (what is wrong, what to do) is shown as it is."""
     from lab import models as lab_models
     from lab import sources
-    from ui import models
+    from ui import model_cache
 
     def unreadable(family, source):
         return sources.call_with_timeout(lambda: open("/srv/lab/secret/saved_model.pb"), 30, source)
@@ -101,14 +101,14 @@ def test_a_model_that_fails_to_load_is_told_in_the_apps_words(monkeypatch, caplo
     shown = {}
     for loader in (unreadable, missing):
         monkeypatch.setattr(lab_models, "load", loader)
-        models.load.clear()
+        model_cache.load.clear()
         try:
-            loaded, shown[loader.__name__] = models.load("bert", "/models/bert")
+            loaded, shown[loader.__name__] = model_cache.load("bert", "/models/bert")
         finally:
-            models.load.clear()
+            model_cache.load.clear()
         assert loaded is None
     assert shown["unreadable"].startswith("Could not load the model from /models/bert: ")
     assert not [leak for leak in LEAKS if leak in shown["unreadable"]]
     assert shown["missing"] == "Model folder not found: /models/bert. Give an extracted TF Hub folder."
-    assert {r.name for r in caplog.records if r.levelno >= logging.WARNING} == {"ui.models"}
+    assert {r.name for r in caplog.records if r.levelno >= logging.WARNING} == {"ui.model_cache"}
     assert "FileNotFoundError: [Errno 2] No such file or directory: '/srv/lab/secret/saved_model.pb'" in caplog.text

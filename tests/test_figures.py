@@ -316,7 +316,7 @@ def _every_kind_of_figure() -> list[go.Figure]:
 
 
 def _use_map():
-    from lab.compare import UseMap
+    from lab.elmo_vs_bert import UseMap
     from lab.senses import UseSenses
 
     return UseMap("bank", "layer 6", np.array([[0.1, 0.2], [0.3, -0.1], [-0.2, 0.0]]), [0, 4, 9], [1, 2, 0],
@@ -556,15 +556,15 @@ def test_a_heatmap_is_built_once_for_each_input():
     from ui import charts
 
     z = np.random.default_rng(3).random((2, 3))
-    fig = charts.heatmap(z, ["a", "b", "c"], ["x", "y"], "T", "M")
+    fig = charts.cached_heatmap(z, ["a", "b", "c"], ["x", "y"], "T", "M")
     np.testing.assert_array_equal(np.asarray(fig.data[0].z), z)
-    assert charts.heatmap(z.copy(), ["a", "b", "c"], ["x", "y"], "T", "M") is fig  # equal input: the same figure
-    other = charts.heatmap(z + 0.1, ["a", "b", "c"], ["x", "y"], "T", "M")
+    assert charts.cached_heatmap(z.copy(), ["a", "b", "c"], ["x", "y"], "T", "M") is fig  # equal input: the same figure
+    other = charts.cached_heatmap(z + 0.1, ["a", "b", "c"], ["x", "y"], "T", "M")
     assert other is not fig and np.allclose(np.asarray(other.data[0].z), z + 0.1)
-    assert charts.heatmap(z, ["a", "b", "c"], ["x", "y"], "T", "M", projector=True) is not fig
+    assert charts.cached_heatmap(z, ["a", "b", "c"], ["x", "y"], "T", "M", projector=True) is not fig
     big = np.zeros((1, charts.MEMO_CELLS + 1))  # a large map is not kept
     labels = [str(i) for i in range(big.shape[1])]
-    assert charts.heatmap(big, labels, ["x"], "T", "M") is not charts.heatmap(big, labels, ["x"], "T", "M")
+    assert charts.cached_heatmap(big, labels, ["x"], "T", "M") is not charts.cached_heatmap(big, labels, ["x"], "T", "M")
 
 
 @pytest.mark.parametrize("projector", [False, True])

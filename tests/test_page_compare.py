@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import analysis, compare, figures, quiz, reference, senses
-from lab.compare import MIN_OCCURRENCES
+from lab import analysis, elmo_vs_bert, figures, quiz, reference, senses
+from lab.elmo_vs_bert import MIN_OCCURRENCES
 from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
 from lab.vectors import INPUT_LAYER
@@ -31,12 +31,12 @@ def models(embedded_bert):
 
 
 def runs(models, a=A, b=B):
-    return {"bert": compare.align(models["bert"].run([a, b])),
+    return {"bert": elmo_vs_bert.align(models["bert"].run([a, b])),
             "elmo": models["elmo"].run([split_words(a), split_words(b)])}
 
 
 def curves(models, store, wa, wb, a=A, b=B, pool="first"):
-    return {f: compare.model_curve(out, (0, wa), (1, wb), pool, store.baseline(models[f]).layers(pool))
+    return {f: elmo_vs_bert.model_curve(out, (0, wa), (1, wb), pool, store.baseline(models[f]).layers(pool))
             for f, out in runs(models, a, b).items()}
 
 
@@ -112,7 +112,7 @@ def brute_force_neighbours(model, sentences, query, layer, k=8):
     """Every content word of every sentence, each sentence run alone; the k best by cosine."""
     found = []
     for s, text in enumerate(sentences):
-        out = compare.align(model.run([text]) if model.family == "bert" else model.run([split_words(text)]))
+        out = elmo_vs_bert.align(model.run([text]) if model.family == "bert" else model.run([split_words(text)]))
         for w, word in enumerate(out.words[0]):
             if reference.content_word(word) and out.positions(0, w):
                 vec = analysis.pool_pieces(out.layers[layer, 0], out.positions(0, w), "first")
@@ -140,7 +140,7 @@ def test_neighbours_are_the_true_top_8(models, small_corpus):
             # float16 vectors, so two near-equal neighbours may swap places)
             rendered = []
             for true_cos, s, w in want:
-                word, start, end = compare.word_spans(sentences[s])[w]
+                word, start, end = elmo_vs_bert.word_spans(sentences[s])[w]
                 if abs(true_cos - cos) < 2e-3:
                     rendered.append(f"**{word}**{sentences[s][end:]}")
             assert any(line.endswith(r) for r in rendered), (line, rendered)
@@ -162,7 +162,7 @@ def test_the_maps_place_every_use_of_the_word_and_yours(models, small_corpus):
         a, b = spec["data"][-2:]
         dots = use_map_dots(spec)
         assert [d["sentence"] for d in dots] == [s for s, _ in uses] and len(uses) >= MIN_OCCURRENCES  # each use once
-        want = compare.use_map(small_corpus.index(models[f], top), corpus, "bank", c.vectors_a[top], c.vectors_b[top])
+        want = elmo_vs_bert.use_map(small_corpus.index(models[f], top), corpus, "bank", c.vectors_a[top], c.vectors_b[top])
         np.testing.assert_allclose([[d["x"], d["y"]] for d in dots], want.points, atol=1e-9)
         np.testing.assert_allclose([values(a["x"])[0], values(a["y"])[0], values(b["x"])[0], values(b["y"])[0]],
                                    want.yours.ravel(), atol=1e-9)
@@ -254,7 +254,7 @@ def test_the_self_similarity_table_is_each_words_own_run(models, small_corpus, f
     table = small_corpus.self_similarities(m, pool)
     corpus = small_corpus.corpus
     frequent = {w.casefold() for ws in corpus.words for w in ws
-                if len(corpus.containing(w)) >= compare.MIN_OCCURRENCES}
+                if len(corpus.containing(w)) >= elmo_vs_bert.MIN_OCCURRENCES}
     assert {"bank", "the"} <= frequent and set(table.rows) == frequent
     for w in sorted(frequent):
         got, want = table.get(w), small_corpus._compute_self_similarity(m, w, pool)
@@ -326,7 +326,7 @@ def test_a_tf_hub_bert_places_its_words_beside_elmo(hub_bert_dirs, monkeypatch, 
     assert not at.exception and not at.error
     assert not [w.value for w in at.warning if "cannot place" in w.value]
     hub = load_bert(str(enc_dir), str(pre_dir))
-    want = compare.model_curve(compare.align(hub.run([A, B])), (0, 2), (1, 6), "first", small_corpus.baseline(hub).values)
+    want = elmo_vs_bert.model_curve(elmo_vs_bert.align(hub.run([A, B])), (0, 2), (1, 6), "first", small_corpus.baseline(hub).values)
     got = traces(at)
     assert want.short_label.startswith("TF Hub BERT")
     np.testing.assert_allclose(got[f"{want.short_label}: “bank” vs “bank”"], want.cosine, atol=1e-6)
@@ -348,13 +348,13 @@ def test_the_sense_test_section(models):
     got = traces(at, "Same or different sense?")
     pairs = senses.sense_pairs()
     sentences = list(dict.fromkeys(s for p in pairs for s in p[1:3]))
-    outs = {"bert": compare.align(models["bert"].run(sentences)),
+    outs = {"bert": elmo_vs_bert.align(models["bert"].run(sentences)),
             "elmo": models["elmo"].run([split_words(s) for s in sentences])}
     for f, out in outs.items():
-        t = compare.run_sense_test(models[f], pairs, senses.roc_auc)  # what the page runs, 8 sentences a call
+        t = elmo_vs_bert.run_sense_test(models[f], pairs, senses.roc_auc)  # what the page runs, 8 sentences a call
         np.testing.assert_allclose(got[f"{t.short_label}: ROC AUC"], t.auc, atol=1e-9)
         # and the same as one run of all 48 sentences (other batch shapes: float32 rounding apart)
-        whole = compare.sense_test(out, sentences, pairs, senses.roc_auc)
+        whole = elmo_vs_bert.sense_test(out, sentences, pairs, senses.roc_auc)
         np.testing.assert_allclose(t.cosines, whole.cosines, atol=1e-5)
         np.testing.assert_allclose(t.auc, whole.auc, atol=2 / (t.labels.sum() * (1 - t.labels).sum()))
         wrong = next(d for d in tables(at) if "truth" in d.columns  # a plain table: long sentences wrap

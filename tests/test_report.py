@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from lab import analysis, compare, figures, models, report, senses, views
+from lab import analysis, elmo_vs_bert, figures, models, report, senses, views
 from lab.__main__ import main
 from lab.tokenize import split_words
 from tests.test_page_compare import BANK_LEGEND, BANK_SENSES, assert_dots_show_their_senses
@@ -84,10 +84,10 @@ def test_bert_numbers_are_labs(sections, embedded_bert):
 
 def test_comparison_numbers_are_the_compare_pages(sections, small_corpus, embedded_bert):
     elmo = models.load("elmo")
-    runs = {"bert": compare.align(embedded_bert.run([A, B])), "elmo": models.embed(elmo, [A, B])}
+    runs = {"bert": elmo_vs_bert.align(embedded_bert.run([A, B])), "elmo": models.embed(elmo, [A, B])}
     ia, ib = split_words(A).index("bank"), split_words(B).index("bank")
     loaded = {"bert": embedded_bert, "elmo": elmo}
-    want = [compare.model_curve(out, (0, ia), (1, ib), "first", small_corpus.baseline(loaded[f]).values)
+    want = [elmo_vs_bert.model_curve(out, (0, ia), (1, ib), "first", small_corpus.baseline(loaded[f]).values)
             for f, out in runs.items()]
     table = table_of(sections[7], "model")
     assert table.header == ["model", "layer", "depth", "cosine", "baseline", "adjusted"]
@@ -98,7 +98,7 @@ def test_comparison_numbers_are_the_compare_pages(sections, small_corpus, embedd
     assert f"{len(small_corpus.corpus.sentences):,} sentences" in sections[7].lines[0]
     # the sense test: every layer's ROC AUC, and each model's best layer named
     aucs = table_of(sections[8], "model")
-    tests = [compare.run_sense_test(m, senses.sense_pairs(), senses.roc_auc) for m in loaded.values()]
+    tests = [elmo_vs_bert.run_sense_test(m, senses.sense_pairs(), senses.roc_auc) for m in loaded.values()]
     np.testing.assert_allclose([float(r[3]) for r in aucs.rows], np.concatenate([t.auc for t in tests]), atol=1e-4)
     for t in tests:
         assert any(line.startswith(f"{t.short_label}: best at {t.layer_names[t.best]} ") for line in sections[8].lines)

@@ -169,19 +169,19 @@ def test_a_page_draws_a_stored_run_without_tensorflow(tmp_path, page, model_name
 
 def test_a_shared_server_stores_only_the_default_sentences(monkeypatch):
     from lab.tokenize import split_words
-    from ui import models
+    from ui import model_cache
     from ui.frame import DEFAULT_A, DEFAULT_B
 
     monkeypatch.setenv("LAB_STORED_RUNS", "1")
     typed = ("My own sentence about a bank.", "Another one.")
     monkeypatch.setenv("LAB_SHARED", "1")
-    assert models._storable((DEFAULT_A, DEFAULT_B)) and not models._storable(typed)
+    assert model_cache._storable((DEFAULT_A, DEFAULT_B)) and not model_cache._storable(typed)
     words = lambda texts: tuple(tuple(split_words(t)) for t in texts)  # noqa: E731 - as the ELMo page reads them
-    assert models._storable(words((DEFAULT_A, DEFAULT_B)), words=True) and not models._storable(words(typed), words=True)
+    assert model_cache._storable(words((DEFAULT_A, DEFAULT_B)), words=True) and not model_cache._storable(words(typed), words=True)
     monkeypatch.setenv("LAB_SHARED", "0")
-    assert models._storable(typed)
+    assert model_cache._storable(typed)
     monkeypatch.setenv("LAB_STORED_RUNS", "0")
-    assert not models._storable((DEFAULT_A, DEFAULT_B))
+    assert not model_cache._storable((DEFAULT_A, DEFAULT_B))
 
 
 def test_a_run_too_large_is_refused_before_it_is_pickled(tmp_path, monkeypatch):

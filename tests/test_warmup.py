@@ -91,13 +91,13 @@ def test_the_warm_up_loads_both_models_serves_bert_and_freezes_the_heap():
     code = """
 import gc, json
 from lab import sources
-from ui import models
+from ui import model_cache
 from ui.server import warmup
 warmup.start()
 warmup.first_page_done()  # as app.py says after its first run
 finished = warmup.done.wait(600)
-bert, bert_error = models.load("bert", sources.EMBEDDED)  # the pages' cache: no second load
-elmo, elmo_error = models.load("elmo", sources.EMBEDDED)
+bert, bert_error = model_cache.load("bert", sources.EMBEDDED)  # the pages' cache: no second load
+elmo, elmo_error = model_cache.load("elmo", sources.EMBEDDED)
 print(json.dumps({"finished": finished, "errors": [bert_error, elmo_error], "serving": bert.encoder.serving,
                   "frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects())}))
 """

@@ -55,7 +55,7 @@ def _rule(box_key: str, rule: str) -> None:
 MEMO_CELLS = 64 * 64  # larger maps are built each time: a 512 x 512 one holds about 107 MB
 
 
-def heatmap(z, *args, **kwargs) -> go.Figure:
+def cached_heatmap(z, *args, **kwargs) -> go.Figure:
     """``figures.heatmap``, built once for each input up to ``MEMO_CELLS`` cells: a click
     that leaves a map as it was (the A × B maps, the attention head view; the selection is
     outlined over the chart) finds its figure instead of building it again (3-8 ms of a
@@ -63,8 +63,8 @@ def heatmap(z, *args, **kwargs) -> go.Figure:
     return _built("heatmap", z, *args, **kwargs)
 
 
-def attention_heatmap(attn, *args, **kwargs) -> go.Figure:
-    """``figures.attention_heatmap``, built once for each input (as ``heatmap``)."""
+def cached_attention_heatmap(attn, *args, **kwargs) -> go.Figure:
+    """``figures.attention_heatmap``, built once for each input (as ``cached_heatmap``)."""
     return _built("attention_heatmap", attn, *args, **kwargs)
 
 

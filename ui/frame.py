@@ -58,7 +58,7 @@ class Frame:
     bert_source: str
     elmo_source: str
     projector: bool
-    quiz: bool  # quiz mode: main figures wait behind a question (ui.quiz)
+    quiz: bool  # quiz mode: main figures wait behind a question (ui.quiz_gate)
     problems: tuple[str, ...]  # why the sentences cannot be used (empty when fine)
     notices: tuple[str, ...]  # changes made to the input (truncation, invisible characters)
 

@@ -68,7 +68,7 @@ def word_curves_chart(curves: Sequence[tuple[int, Any]], adjusted: bool, model_l
                       projector: bool = False) -> go.Figure:
     """The cosine of one word's two uses at every layer of several models, each beside its
     layers' anisotropy baseline (dashed), on the relative-depth axis; or both
-    baseline-adjusted. ``curves``: (colour, ``lab.compare.ModelCurve``) per model."""
+    baseline-adjusted. ``curves``: (colour, ``lab.elmo_vs_bert.ModelCurve``) per model."""
     lines = []
     for colour, c in curves:
         values, base = c.lines(adjusted)
@@ -83,7 +83,7 @@ def word_curves_chart(curves: Sequence[tuple[int, Any]], adjusted: bool, model_l
 
 def sense_chart(tests: Sequence[tuple[int, Any]], model_label: str, projector: bool = False) -> go.Figure:
     """ROC AUC of the sense pairs at every layer of several models, and chance (0.5), on the
-    relative-depth axis. ``tests``: (colour, ``lab.compare.SenseTest``) per model."""
+    relative-depth axis. ``tests``: (colour, ``lab.elmo_vs_bert.SenseTest``) per model."""
     lines = [DepthLine(f"{t.short_label}: ROC AUC", t.layer_names, t.depth, t.auc, colour) for colour, t in tests]
     ends = [tests[0][1].layer_names[0], tests[0][1].layer_names[-1]]  # named as the layers there: no tick of its own
     lines.append(DepthLine("chance", ends, [0.0, 1.0], [0.5, 0.5], CHANCE_COLOUR, dashed=True))
@@ -94,7 +94,7 @@ def sense_chart(tests: Sequence[tuple[int, Any]], model_label: str, projector: b
 
 def use_map_chart(m, hover: Sequence[tuple[str, str, str]], texts: tuple[str, str], title: str, model_label: str,
                   projector: bool = False, width: float = 1.0, colour: int = 0) -> go.Figure:
-    """A ``lab.compare.UseMap``: the corpus's uses of a word as dots coloured by their sense
+    """A ``lab.elmo_vs_bert.UseMap``: the corpus's uses of a word as dots coloured by their sense
     (``m.senses``: one legend entry each, its gloss shortened, then "other sense", then grey
     "sense not known"; ``hover``: each use's text before, word, text after, the word in bold;
     each dot's ``customdata`` its corpus sentence) and the two selected uses as stars in the

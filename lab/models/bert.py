@@ -471,7 +471,7 @@ class HubBert:
 
     def _spans(self, sentences: list[str], ids: list[list[int]]) -> list[list[tuple[int, int]]]:
         """Each piece's (start, end) characters in its sentence, which the preprocessor does
-        not report (``lab.compare.align`` places words by them): tensorflow-text's WordPiece
+        not report (``lab.elmo_vs_bert.align`` places words by them): tensorflow-text's WordPiece
         on the preprocessor's vocabulary, uncased then cased, gives them where its pieces are
         the preprocessor's; (0, 0) for each piece of a sentence where neither matches."""
         spans: list = [None] * len(sentences)

@@ -37,7 +37,7 @@ BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
 XLA_MAX_LENGTH = 128
 # A server compiles a new bucket on demand only up to this batch size: what the pages ask
 # for (two sentences, or one packed pair). Larger batches are the reference corpus's and
-# the sense pairs' runs (``lab.reference``, ``lab.compare.run_sense_test``), made once per
+# the sense pairs' runs (``lab.reference``, ``lab.elmo_vs_bert.run_sense_test``), made once per
 # server and cached: they run on the plain graph rather than have a program built, in the
 # background, for each of their shapes (about 1-5 s of CPU each, and it stays in memory).
 XLA_ON_DEMAND_BATCH = 2

@@ -5,8 +5,8 @@ fresh server, and done there that time overlaps with the browser fetching Plotly
 (``ui.charts.preload``, started by ``ui.server.boot``) instead of coming before it. The
 modules every page imports (``PAGE_MODULES``) leave TensorFlow out (5-9 s to import on the
 2-core machines): the home page needs none, and the BERT page draws a stored run without it
-(``ui.models.LazyModel``). A page that needs a model module at its top names it
-(``before_page(*MODEL_MODULES)``); loading a model imports them first (``ui.models.load``).
+(``ui.model_cache.LazyModel``). A page that needs a model module at its top names it
+(``before_page(*MODEL_MODULES)``); loading a model imports them first (``ui.model_cache.load``).
 
 On a fresh server several sessions (a class opening the link at once) run those imports at
 the same moment, with the warm-up thread, and a module one thread is still importing is
@@ -29,9 +29,9 @@ import threading
 # list complete and TensorFlow-free) ...
 PAGE_MODULES = (
     "pandas", "plotly.graph_objects",
-    "lab.analysis", "lab.compare", "lab.figures", "lab.models", "lab.quiz", "lab.senses", "lab.sources", "lab.stored",
+    "lab.analysis", "lab.elmo_vs_bert", "lab.figures", "lab.models", "lab.quiz", "lab.senses", "lab.sources", "lab.stored",
     "lab.tokenize", "lab.vectors", "lab.views",
-    "ui.charts", "ui.clicks", "ui.frame", "ui.models", "ui.pages", "ui.quiz", "ui.state",
+    "ui.charts", "ui.clicks", "ui.frame", "ui.model_cache", "ui.pages", "ui.quiz_gate", "ui.state",
 )
 # ... and what running a model imports (TensorFlow and the model families).
 MODEL_MODULES = (

@@ -14,7 +14,7 @@ per busy thread, memory freed in one arena is not reused by another, and a burst
 sessions left each arena as large as its busiest moment. ``freeze_heap`` keeps the garbage
 collector off what lives as long as the server (the models, the libraries).
 
-With these and the bounded result caches (``ui.models``), a server's memory stops growing
+With these and the bounded result caches (``ui.model_cache``), a server's memory stops growing
 once those caches are full (``bench/load.py``: 20 new sessions at once, repeated).
 """
 

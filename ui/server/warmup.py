@@ -4,7 +4,7 @@ in a background thread.
 ``start()`` (called by app.py on every run; only the first call does anything) waits for
 the first page to be answered (often from stored runs, without TensorFlow: ``lab.stored``),
 then loads the configured BERT and ELMo into the same cache the pages use
-(``ui.models``; a server's BERT answers eagerly until its graphs are traced and from its
+(``ui.model_cache``; a server's BERT answers eagerly until its graphs are traced and from its
 plain graph until its common length buckets are compiled, both in the background:
 ``BertEncoder.serve``), traces ELMo's graphs, builds one figure of
 each kind (Plotly imports and validates its trace classes on first use) and one Arrow
@@ -89,7 +89,7 @@ def first_page_done() -> None:
     ``FIRST_VIEW_GRACE_S`` after, the warm-up waits, so that importing TensorFlow and
     loading the models do not take turns with the first view's Python work and messages
     for the one interpreter lock (a page that needs a model loads it itself:
-    ``ui.models.load``); after ``FIRST_PAGE_WAIT_S`` it goes on anyway."""
+    ``ui.model_cache.load``); after ``FIRST_PAGE_WAIT_S`` it goes on anyway."""
     _first_page.set()
 
 
@@ -118,12 +118,12 @@ def _warm() -> None:
 def _warm_models() -> None:
     from lab import sources
     from lab.serving import lower_thread_priority
-    from ui import frame, models
+    from ui import frame, model_cache
 
     _first_page.wait(FIRST_PAGE_WAIT_S)
     time.sleep(FIRST_VIEW_GRACE_S)  # a page that needs a model meanwhile loads it itself
-    bert, _ = models.load("bert", sources.default_source("bert"))  # the next view may be waiting for it
-    serve = getattr(bert, "serve", None)  # the embedded BERT has it (already serving: ui.models.load)
+    bert, _ = model_cache.load("bert", sources.default_source("bert"))  # the next view may be waiting for it
+    serve = getattr(bert, "serve", None)  # the embedded BERT has it (already serving: ui.model_cache.load)
     lower_thread_priority()  # the rest is for later views: let the ones being answered go first
     if serve:
         # a batch and a packed pair, eagerly (the first page may have been another page):
@@ -134,7 +134,7 @@ def _warm_models() -> None:
         serve()  # trace the graphs, then compile the common buckets, in the background
     elif bert is not None:
         bert.run([frame.DEFAULT_A, frame.DEFAULT_B])  # a TF Hub BERT: its first call, done in advance
-    elmo, _ = models.load("elmo", sources.default_source("elmo"))
+    elmo, _ = model_cache.load("elmo", sources.default_source("elmo"))
     if elmo is not None:
         from lab.models.elmo_io import repeat_runs  # imported by the load
 
