@@ -20,10 +20,10 @@ VIEW_TOKENS = 48
 FILTERS = {"all": "all tokens", "ab": "A → B", "ba": "B → A"}
 
 fr = frame("Transformer attention")
-state.register(att_seed=0, att_mask=True, att_head=0, att_row=0, att_mode="batch", att_brow=0,
-               att_filter="all", att_special="show", att_layer=0, att_bhead=0, att_tok=-1,
+state.register(att_seed=0, att_mask=True, att_block_head=0, att_block_row=0, att_mode="batch", att_bert_row=0,
+               att_filter="all", att_special="show", att_layer=0, att_bert_head=0, att_query=-1,
                att_lines=False, att_embedded=False, att_block_tbl=False, att_head_tbl=False, att_row_tbl=False)
-state.reset_when_changed(tuple(fr.sentences), att_tok=-1)  # a position means another token now
+state.reset_when_changed(tuple(fr.sentences), att_query=-1)  # a position means another token now
 
 st.title("Transformer attention")
 st.caption("Self-attention lets every token look at every other token. First one bare "
@@ -85,9 +85,9 @@ def minimal_block() -> None:
         return
     heads = list(range(run.config.num_heads))
     with c3:
-        head = state.choice(st.segmented_control, "att_head", "Head", heads, 0, format_func=lambda h: f"H{h + 1}")
+        head = state.choice(st.segmented_control, "att_block_head", "Head", heads, 0, format_func=lambda h: f"H{h + 1}")
     with c4:
-        row = state.choice(st.segmented_control, "att_row", "Batch row", [0, 1], 0,
+        row = state.choice(st.segmented_control, "att_block_row", "Batch row", [0, 1], 0,
                            format_func=lambda b: f"sentence {'AB'[b]}")
     st.info(f"The weights are **random** (seed {int(seed)}), not trained: the pattern shows the "
             "mechanics of attention, not meaning.", icon=":material/casino:")
@@ -189,7 +189,7 @@ def _input_controls(cols) -> tuple[bool, str, str]:
                                 format_func=FILTERS.get,
                                 help="A → B keeps sentence A's tokens as queries and B's as keys.")
         else:
-            state.choice(st.segmented_control, "att_brow", "Batch row", [0, 1], 0,
+            state.choice(st.segmented_control, "att_bert_row", "Batch row", [0, 1], 0,
                          format_func=lambda b: f"sentence {'AB'[b]}")
     with c3:
         special = state.choice(st.segmented_control, "att_special", "[CLS] / [SEP]", ["show", "hide"], "show",
@@ -220,7 +220,7 @@ def bert_heads() -> None:
     if any(out.truncated):
         st.warning("The input has more word pieces than BERT's 512 positions allow; the extra "
                    "pieces are cut.")
-    row = 0 if pair else state.get("att_brow")
+    row = 0 if pair else state.get("att_bert_row")
     view = views.attention_view(out, row, special == "hide", filt, limit=VIEW_TOKENS)
     if view.cropped:
         st.warning(f"Long input: the views draw the first {VIEW_TOKENS} queries and keys. The "
@@ -246,7 +246,7 @@ def _model_view(out, view: views.AttentionView, detail: str) -> dict:
                           out.short_label, fr.projector)
     tiling = grid["tiles"]
     charts.show(fig, key="att_model_view", selection_mode="points",
-                on_select=clicks.on_click("att_model_view", x=clicks.pick("att_bhead", figures.model_view_heads(tiling)),
+                on_select=clicks.on_click("att_model_view", x=clicks.pick("att_bert_head", figures.model_view_heads(tiling)),
                                           y=clicks.pick("att_layer", figures.model_view_layers(tiling))))
     st.caption("Rows are layers, columns heads; in each small square the queries run down and "
                "the keys across. Click a square to read it closely below (the outlined one is "
@@ -266,8 +266,8 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
     H = view.attn.shape[1]
     q_pos = [int(p) for p in view.query_positions]
     content = [p for p, t in zip(q_pos, view.query_tokens) if t not in analysis.SPECIAL]
-    head = state.choice(st.segmented_control, "att_bhead", "Head", range(H), 0, format_func=lambda h: f"H{h + 1}")
-    token = token_picker("att_tok", "Query token", view.query_tokens, (content or q_pos)[0], positions=q_pos)
+    head = state.choice(st.segmented_control, "att_bert_head", "Head", range(H), 0, format_func=lambda h: f"H{h + 1}")
+    token = token_picker("att_query", "Query token", view.query_tokens, (content or q_pos)[0], positions=q_pos)
     qi = q_pos.index(token)
     # the head shown here, outlined over the model view: its figure unchanged, it is not drawn again
     charts.outline("att_model_view", figures.model_view_box(grid, layer, head))
@@ -282,7 +282,7 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
         fig = charts.cached_attention_heatmap(m, view.query_tokens, f"Layer {layer + 1}, head {head + 1}: {detail}",
                                        model_label, fr.projector, key_tokens=view.key_tokens)
         charts.show(fig, key="att_head_view", selection_mode="points",
-                    on_select=clicks.on_click("att_head_view", y=clicks.pick("att_tok", q_pos)))
+                    on_select=clicks.on_click("att_head_view", y=clicks.pick("att_query", q_pos)))
         # the query's row, outlined over the chart: another query moves the outline, and
         # the head view, its figure unchanged, is not drawn again
         charts.outline("att_head_view", figures.outline_box(fig, qi, projector=fr.projector))
@@ -308,7 +308,7 @@ def _query_row(view: views.AttentionView, layer: int, qi: int, model_label: str)
                         x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0),
                         colorscale=figures.style(fr.projector)["attention"], value_name="attention"),
         key="att_row_view", selection_mode="points",
-        on_select=clicks.on_click("att_row_view", y=clicks.pick("att_bhead", list(range(len(head_names))))))
+        on_select=clicks.on_click("att_row_view", y=clicks.pick("att_bert_head", list(range(len(head_names))))))
     st.caption("Click a token above, or a row of the head view, to follow another query; click "
                "a row here to open that head in the head view.")
     _table(pd.DataFrame(rows, index=head_names, columns=_labels(view.key_tokens, view.key_positions)),

@@ -19,8 +19,8 @@ from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input
 MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
 
 fr = frame("BERT WordPiece")
-state.register(bert_ta=-1, bert_tb=-1, bert_pool="first", bert_map=1)
-state.reset_when_changed((fr.sentence_a, fr.sentence_b), bert_ta=-1, bert_tb=-1)
+state.register(bert_word_a=-1, bert_word_b=-1, bert_pool="first", bert_map=1)
+state.reset_when_changed((fr.sentence_a, fr.sentence_b), bert_word_a=-1, bert_word_b=-1)
 
 st.title("BERT WordPiece")
 st.caption("How BERT splits text into word pieces, and how the vector of one word changes from "
@@ -63,8 +63,8 @@ def wordpieces() -> None:
 def _word_pickers() -> views.WordPair:
     """Pills for a word of A and of B, and the pooling choice -> the selected pair."""
     da, db = analysis.default_pair(out.words[0], out.words[1])
-    ta = word_pills("bert_ta", 0, out.words[0], da)
-    tb = word_pills("bert_tb", 1, out.words[1], db)
+    ta = word_pills("bert_word_a", 0, out.words[0], da)
+    tb = word_pills("bert_word_b", 1, out.words[1], db)
     state.choice(st.segmented_control, "bert_pool", "Word vector from its pieces", analysis.POOLINGS, "first",
                  format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word cut into several pieces has several vectors: take the first "
@@ -112,7 +112,7 @@ def _token_map(pair: views.WordPair) -> None:
     charts.show(charts.cached_heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
                                f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
                                x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
-                key=key, on_select=clicks.on_click(key, x=clicks.pick("bert_tb" if b == 1 else "bert_ta", m.words)),
+                key=key, on_select=clicks.on_click(key, x=clicks.pick("bert_word_b" if b == 1 else "bert_word_a", m.words)),
                 selection_mode="points")
     st.caption("Click a cell to select that token.")
 
@@ -132,8 +132,8 @@ def _cross_map(pair: views.WordPair) -> None:
                          f"{what} at {names[layer]}", out.model_label, fr.projector,
                          x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="bert_ab", selection_mode="points",
-                on_select=clicks.on_click("bert_ab", x=clicks.pick("bert_tb", out.word_at(1)[c.start:c.stop]),
-                                          y=clicks.pick("bert_ta", out.word_at(0)[r.start:r.stop])))
+                on_select=clicks.on_click("bert_ab", x=clicks.pick("bert_word_b", out.word_at(1)[c.start:c.stop]),
+                                          y=clicks.pick("bert_word_a", out.word_at(0)[r.start:r.stop])))
     # the selected pair's cell, outlined over the chart: another word moves the outline,
     # and the map, its figure unchanged, is not drawn again
     charts.outline("bert_ab", figures.outline_box(fig, pa - r.start, pb - c.start, projector=fr.projector))

@@ -22,8 +22,8 @@ from ui.frame import frame, md_escape, show_input_messages, show_table, word_pil
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence, as on the ELMo page
 
 fr = frame("ELMo vs BERT")
-state.register(cmp_wa=-1, cmp_wb=-1, cmp_pool="first", cmp_adjusted=False, cmp_layer_bert=-1, cmp_layer_elmo=-1)
-state.reset_when_changed((fr.sentence_a, fr.sentence_b), cmp_wa=-1, cmp_wb=-1)
+state.register(cmp_word_a=-1, cmp_word_b=-1, cmp_pool="first", cmp_adjusted=False, cmp_layer_bert=-1, cmp_layer_elmo=-1)
+state.reset_when_changed((fr.sentence_a, fr.sentence_b), cmp_word_a=-1, cmp_word_b=-1)
 
 st.title("ELMo vs BERT")
 st.caption("The same word through both models, layer by layer, and every number read against what "
@@ -69,7 +69,7 @@ baselines = {f: model_cache.baseline(m, needed=True) for f, m in loaded.items()}
 def pick_words() -> tuple[int, int]:
     """Pills for a word of A and of B (by default the first content word they share)."""
     defaults = default_pair(words[0], words[1])
-    wa, wb = (word_pills(key, row, words[row], defaults[row]) for key, row in (("cmp_wa", 0), ("cmp_wb", 1)))
+    wa, wb = (word_pills(key, row, words[row], defaults[row]) for key, row in (("cmp_word_a", 0), ("cmp_word_b", 1)))
     state.choice(st.segmented_control, "cmp_pool", "BERT's word vector from its pieces", analysis.POOLINGS, "first",
                  format_func={"first": "first piece", "mean": "mean"}.get,
                  help="A word BERT cuts into several pieces has several vectors: take the first or the mean.")

@@ -24,8 +24,8 @@ MAP_WORDS_PROJECTOR = 24  # in projector type, 48 slanted labels across a map ov
 
 fr = frame("ELMo layers")
 map_words = MAP_WORDS_PROJECTOR if fr.projector else MAP_WORDS
-state.register(elmo_wa="", elmo_wb="", elmo_layer=3, elmo_repeats=False, elmo_runs=6, elmo_dropout=0.2)
-state.reset_when_changed((fr.sentence_a, fr.sentence_b), elmo_wa="", elmo_wb="")
+state.register(elmo_word_a="", elmo_word_b="", elmo_layer=3, elmo_repeats=False, elmo_runs=6, elmo_dropout=0.2)
+state.reset_when_changed((fr.sentence_a, fr.sentence_b), elmo_word_a="", elmo_word_b="")
 
 st.title("ELMo layers")
 st.caption(f"ELMo reads characters, builds a context-free word vector (the input layer, `{INPUT_LAYER}`: "
@@ -158,7 +158,7 @@ def _store(key: str, row: int):
 
 def _word_pills() -> tuple[int, int]:
     picked = []
-    for row, (key, pill) in enumerate((("elmo_wa", "elmo_ia"), ("elmo_wb", "elmo_ib"))):
+    for row, (key, pill) in enumerate((("elmo_word_a", "elmo_ia"), ("elmo_word_b", "elmo_ib"))):
         i = _pick(key, row)
         _store(key, row)(i)
         state.put(pill, i)
@@ -167,7 +167,7 @@ def _word_pills() -> tuple[int, int]:
     return picked[0], picked[1]
 
 
-state.register(**{f"elmo_w{j}": default_weights[0][j] for j in range(3)}, elmo_g=default_weights[1])
+state.register(**{f"elmo_w{j}": default_weights[0][j] for j in range(3)}, elmo_gamma=default_weights[1])
 
 
 # The mix's controls are a fragment of their own: a click on a word reruns (and the
@@ -176,13 +176,13 @@ MIX_FRAGMENTS = ("elmo_mix", "elmo_explore")
 
 
 def _weights() -> tuple[list[float], float]:
-    return [state.get(f"elmo_w{j}") for j in range(3)], state.get("elmo_g")
+    return [state.get(f"elmo_w{j}") for j in range(3)], state.get("elmo_gamma")
 
 
 def _preset(w, g) -> None:
     for j in range(3):
         state.put(f"elmo_w{j}", float(w[j]))
-    state.put("elmo_g", float(g))
+    state.put("elmo_gamma", float(g))
     state.rerun(*MIX_FRAGMENTS)
 
 
@@ -201,7 +201,7 @@ def mix_controls() -> None:
                 state.widget(st.slider, f"elmo_w{j}", f"w · {name}", min_value=-10.0, max_value=10.0, step=0.1,
                              on_change=lambda: state.rerun(*MIX_FRAGMENTS))
         with s[3]:
-            state.widget(st.slider, "elmo_g", "γ (scale)", min_value=0.0, max_value=3.0, step=0.05,
+            state.widget(st.slider, "elmo_gamma", "γ (scale)", min_value=0.0, max_value=3.0, step=0.05,
                          on_change=lambda: state.rerun(*MIX_FRAGMENTS))
         weights, gamma = _weights()
         st.markdown("softmax(w) = " + " · ".join(f"`{n}` **{p:.3f}**" for n, p in
@@ -238,7 +238,7 @@ def explore(pills_box) -> None:
         charts.cached_heatmap(m.cosine, m.labels, pair.layer_names, f'A "{wa}" against {what}, per layer', about.label,
                        fr.projector, x_title="words of A, then B", y_title="layer"),
         key="elmo_lt", selection_mode="points",
-        on_select=clicks.on_click("elmo_lt", x=clicks.pick("", words_b, _store("elmo_wb", 1))))
+        on_select=clicks.on_click("elmo_lt", x=clicks.pick("", words_b, _store("elmo_word_b", 1))))
     st.caption("Which neighbours does the word resemble at each layer? Click a word of B to compare with it."
                + (f" Long input: the map shows {map_words} words, {_spans(m.spans)} (counted from 0), "
                   "around the selected words; select other words to move it." if m.cropped else ""))
@@ -262,8 +262,8 @@ def _cross_map(stack, pair: views.WordPair) -> None:
                          f"{what}: {names[layer]}", about.label, fr.projector,
                          x_title="sentence B", y_title="sentence A")
     charts.show(fig, key="elmo_ab", selection_mode="points",
-                on_select=clicks.on_click("elmo_ab", x=clicks.pick("", c, _store("elmo_wb", 1)),
-                                          y=clicks.pick("", r, _store("elmo_wa", 0))))
+                on_select=clicks.on_click("elmo_ab", x=clicks.pick("", c, _store("elmo_word_b", 1)),
+                                          y=clicks.pick("", r, _store("elmo_word_a", 0))))
     # the selected pair's cell, outlined over the chart: another word moves the outline,
     # and the map, its figure unchanged, is not drawn again
     charts.outline("elmo_ab", figures.outline_box(fig, pair.words[0] - r.start, pair.words[1] - c.start,

@@ -31,7 +31,7 @@ def test_click_a_token_and_see_its_attention_row_update(app_server, page):
     assert after.locator("text", has_text="all-MiniLM-L6-v2").count() >= 1  # names its model
     assert after.locator("text").all_inner_texts() != values_before
     # the selection lives in the URL, so the view can be shared
-    page.wait_for_function("location.search.includes('att_tok=3')")
+    page.wait_for_function("location.search.includes('att_query=3')")
 
 
 def test_click_heatmap_cells_to_pick_the_query_and_the_head(app_server, page):
@@ -41,11 +41,11 @@ def test_click_heatmap_cells_to_pick_the_query_and_the_head(app_server, page):
     # head view of sentence A: 10 x 10 ([CLS] the central bank ... . [SEP]); row 2 = "central"
     click_cell(page, "Layer 1, head 1", row=2, col=5, cols=10)
     page.wait_for_selector('text="central" in every head of layer 1')
-    page.wait_for_function("location.search.includes('att_tok=2')")
+    page.wait_for_function("location.search.includes('att_query=2')")
     # a row of the heads x keys map opens that head in the head view
     click_cell(page, 'Where "central" looks', row=2, col=0, cols=10)
     page.wait_for_selector('[data-testid="stPlotlyChart"] >> text=Layer 1, head 3')
-    page.wait_for_function("location.search.includes('att_bhead=2')")  # the view is in the URL
+    page.wait_for_function("location.search.includes('att_bert_head=2')")  # the view is in the URL
 
 
 def test_a_new_sentence_draws_each_map_once(app_server, page):
@@ -83,7 +83,7 @@ def test_click_a_head_in_the_model_view_to_read_it_in_the_head_view(app_server, 
     click_tile(page, "att_model_view", 2, 4, at=(0.15, 0.85))
     page.wait_for_selector('[data-testid="stPlotlyChart"] >> text=Layer 3, head 5')
     page.wait_for_selector('text="the" in every head of layer 3')
-    page.wait_for_function("location.search.includes('att_layer=2') && location.search.includes('att_bhead=4')")
+    page.wait_for_function("location.search.includes('att_layer=2') && location.search.includes('att_bert_head=4')")
     tile_outlined(page, "att_model_view", 2, 4)
     # picking a head below moves the outline; the model view is never drawn again
     click_pill(page, "Head", "H7")  # a segmented control is a radio group too

@@ -28,7 +28,7 @@ def test_type_two_sentences_click_a_word_and_see_the_figures_update(app_server, 
     after = page.locator('[data-testid="stMetricValue"]').nth(1).inner_text()
     assert re.fullmatch(r"-?\d\.\d{3}", after) and after != before
     # the selection lives in the URL, so the view can be shared
-    assert "bert_ta=2" in page.url and "pitcher" in page.url.replace("+", " ")
+    assert "bert_word_a=2" in page.url and "pitcher" in page.url.replace("+", " ")
 
     # a click on a cell of the A x B map selects both tokens:
     # rows [CLS] the pitcher threw a fast ball . [SEP]; columns [CLS] she poured ... a glass . [SEP]
@@ -104,6 +104,6 @@ def test_a_tab_whose_session_is_gone_shows_its_view_again_and_clicks_on(page, tm
         click_pill(page, "Word in sentence A", "fast")
         page.wait_for_selector('text=Token cosine "fast" / "pitcher"', timeout=60_000)
         assert page.locator("svg text", has_text='A "fast" vs B "pitcher"').count() >= 1
-        assert "bert_ta=4" in page.url and "pitcher" in page.url.replace("+", " ")
+        assert "bert_word_a=4" in page.url and "pitcher" in page.url.replace("+", " ")
     finally:
         srv.stop()

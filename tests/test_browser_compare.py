@@ -54,7 +54,7 @@ def test_type_two_sentences_click_a_word_and_both_curves_change(app_server, page
     for model in (BERT, ELMO):
         old, new = before[f"{model}: “pitcher” vs “pitcher”"], after[f"{model}: “threw” vs “pitcher”"]
         assert len(old) == len(new) and old != new  # both models' curves changed
-    page.wait_for_url(re.compile(r"cmp_wa=2\b"), timeout=120_000)  # written when the page run ends
+    page.wait_for_url(re.compile(r"cmp_word_a=2\b"), timeout=120_000)  # written when the page run ends
 
 
 def test_both_models_vectors_download_with_bert_attentions(app_server, page):

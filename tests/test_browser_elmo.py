@@ -36,7 +36,7 @@ def test_type_two_sentences_click_a_word_and_see_the_layer_chart_change(app_serv
     after = bar_values(page)
     assert len(after) == 6 and after != before and after[0] != "1.000"
     # the fragment writes the URL when it ends, a moment after the chart's title changed
-    page.wait_for_url(re.compile(r"elmo_wa=7(%3A|:)ball"), timeout=60_000)
+    page.wait_for_url(re.compile(r"elmo_word_a=7(%3A|:)ball"), timeout=60_000)
 
 
 def test_open_the_repeated_runs_and_see_one_curve_per_mode(app_server, page):

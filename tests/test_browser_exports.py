@@ -191,7 +191,7 @@ def page_figures(projector: bool) -> dict:
                                                clickable=False),
         "att_model_view": figures.model_view(attn, ta, "Every head of every layer", BERT, p),
         "att_lines": figures.attention_lines(attn[1, 2, 3], ta, 3, '"bank" in layer 2, head 3', BERT, p),
-        "att_row": figures.heatmap(attn[1, :, 3], ta, ["H1", "H2", "H3"], 'Where "bank" looks, head by head, in layer 2',
+        "att_block_row": figures.heatmap(attn[1, :, 3], ta, ["H1", "H2", "H3"], 'Where "bank" looks, head by head, in layer 2',
                                    BERT, p, x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0)),
         "cmp_curves": figures.word_curves_chart(curves, False, f"{BERT_SHORT} · {ELMO_SHORT}", p),
         "cmp_self": figures.depth_chart(depth_lines, "Self-similarity of “bank” in the reference corpus",

@@ -90,9 +90,9 @@ def test_block_matrix_follows_head_and_row_and_padded_keys_are_zero():
     assert batch.loc["A token_ids"].tolist()[-2:] == ["0", "0"]
     assert batch.loc["A padding_mask"].tolist() == ["1"] * 8 + ["0"] * 2
 
-    set_widget(at, "att_head", 2)
+    set_widget(at, "att_block_head", 2)
     np.testing.assert_allclose(table(at, "att_block_matrix"), ref.attentions[0, 2], atol=1e-6)
-    set_widget(at, "att_row", 1)
+    set_widget(at, "att_block_row", 1)
     np.testing.assert_allclose(table(at, "att_block_matrix"), ref.attentions[1, 2], atol=1e-6)
     assert "no padding" in texts(at)
 
@@ -130,9 +130,9 @@ def test_head_view_follows_layer_head_and_batch_row(embedded_bert):
     assert "all-MiniLM-L6-v2" in model_view["layout"]["title"]["text"]
 
     set_widget(at, "att_layer", 3)
-    set_widget(at, "att_bhead", 5)
+    set_widget(at, "att_bert_head", 5)
     np.testing.assert_allclose(table(at, "att_head_matrix"), out.attentions[3, 0, 5, :n[0], :n[0]], atol=1e-5)
-    set_widget(at, "att_brow", 1)
+    set_widget(at, "att_bert_row", 1)
     m = table(at, "att_head_matrix")
     np.testing.assert_allclose(m, out.attentions[3, 1, 5, :n[1], :n[1]], atol=1e-5)
     np.testing.assert_allclose(values(chart_keyed(at, "att_head_view")["data"][0]["z"]), m, atol=1e-5)
@@ -149,7 +149,7 @@ def test_another_query_moves_the_outline_and_leaves_the_head_view_as_it_was(embe
 
     fig = go.Figure(spec)
     assert f"top: {figures.outline_box(fig, 1)['top']:.2f}px" in outline()  # the first word's row
-    set_widget(at, "att_tok", 3)  # "bank"
+    set_widget(at, "att_query", 3)  # "bank"
     assert chart_keyed(at, "att_head_view") == spec  # the same figure: the browser keeps the drawn chart
     assert f"top: {figures.outline_box(fig, 3)['top']:.2f}px" in outline()
     assert ".st-key-att_head_view::after" in outline() and len(at.get("plotly_chart")) == n_charts
@@ -189,7 +189,7 @@ def test_clicking_a_token_shows_its_row_in_every_head(embedded_bert):
     # the default query is the first real word; rows are heads, columns keys
     np.testing.assert_allclose(table(at, "att_row_matrix"), out.attentions[0, 0, :, 1, :n], atol=1e-5)
     set_widget(at, "att_layer", 4)
-    set_widget(at, "att_tok", 3)  # "bank"
+    set_widget(at, "att_query", 3)  # "bank"
     rows = table(at, "att_row_matrix")
     assert rows.shape == (12, n)
     np.testing.assert_allclose(rows, out.attentions[4, 0, :, 3, :n], atol=1e-5)
@@ -285,16 +285,16 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
     assert not at.exception, [e.value for e in at.exception]
     warnings = " ".join(w.value for w in at.warning)
     assert "first 64" in warnings and "512 positions" in warnings
-    set_widget(at, "att_brow", 1)
+    set_widget(at, "att_bert_row", 1)
     assert table(at, "att_head_matrix").shape == (48, 48)
     assert any("first 48" in w.value for w in at.warning)
-    picker = at.selectbox(key="_w_att_tok")  # 48 queries: a select box, not pills
+    picker = at.selectbox(key="_w_att_query")  # 48 queries: a select box, not pills
     assert picker.label == "Query token"
     assert picker.options[:4] == ["0 · [CLS]", "1 · bank", "2 · river", "3 · bank"]
     assert picker.value == 1 and '"bank" in every head' in texts(at)
-    set_widget(at, "att_tok", 4)
+    set_widget(at, "att_query", 4)
     assert '"river" in every head' in texts(at)
-    set_widget(at, "att_brow", 0)
+    set_widget(at, "att_bert_row", 0)
     head_cols = columns(at, "att_head_matrix")
     assert any("script" in c for c in head_cols) and any("行" in c for c in head_cols)
     assert "&lt;" in json.dumps(chart_keyed(at, "att_head_view")["layout"]["xaxis"]["ticktext"])

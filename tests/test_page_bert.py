@@ -83,7 +83,7 @@ def test_selecting_other_words_changes_the_plotted_values(defaults_out):
     spec = chart(at, "Cosine similarity at every layer")
     np.testing.assert_allclose(values(spec["data"][0]["y"]), want, atol=1e-6)
     assert spec["data"][0]["name"] == 'A "interest" vs B "river"'
-    assert at.query_params["bert_ta"] == "4" and at.query_params["bert_tb"] == "5"
+    assert at.query_params["bert_word_a"] == "4" and at.query_params["bert_word_b"] == "5"
 
 
 def test_each_layer_beside_its_anisotropy_baseline(defaults_out, embedded_bert, small_corpus):
@@ -234,7 +234,7 @@ def test_a_long_input_map_shows_a_window_around_the_selected_words(embedded_bert
     at = run_page(a=a)
     out = embedded_bert.run([a, B])
     word = 60  # a word far from both ends
-    at.selectbox(key="_w_bert_ta").set_value(word).run()  # a long sentence's words: a select box
+    at.selectbox(key="_w_bert_word_a").set_value(word).run()  # a long sentence's words: a select box
     pos, n_a, n_b = out.positions(0, word)[0], len(out.tokens[0]), len(out.tokens[1])
     start = pos - 24  # the selected piece in the middle of 48
     assert 0 < start and start + 48 < n_a
@@ -260,7 +260,7 @@ def test_script_emoji_and_cjk_are_shown_as_text():
 
 
 def test_state_comes_from_the_url():
-    at = run_page(a="We sat on the river bank.", b="The bank raised rates.", bert_ta="4", proj="1")
+    at = run_page(a="We sat on the river bank.", b="The bank raised rates.", bert_word_a="4", proj="1")
     assert at.sidebar.text_area[0].value == "We sat on the river bank."
     assert at.sidebar.toggle[0].value is True
     assert at.pills[0].value == 4
@@ -284,22 +284,22 @@ def test_a_source_from_a_link_is_shown_as_typed():
 
 
 def test_a_word_past_the_sentences_end_in_a_link_is_said_and_replaced():
-    at = run_page(bert_ta="99")
+    at = run_page(bert_word_a="99")
     assert not at.exception
     notices = [i.value for i in at.info if "The link's" in i.value]
-    assert notices == ["The link's `bert_ta=99` cannot be shown in “Word in sentence A”: it is not one of its "
+    assert notices == ["The link's `bert_word_a=99` cannot be shown in “Word in sentence A”: it is not one of its "
                        "8 choices; showing “bank” instead."]
-    assert at.pills[0].value == 2 and at.query_params["bert_ta"] == "2"  # the address bar holds what is shown
+    assert at.pills[0].value == 2 and at.query_params["bert_word_a"] == "2"  # the address bar holds what is shown
     at.pills[1].set_value(3).run()
     assert not [i for i in at.info if "The link's" in i.value]  # said once, in the run that opened the link
 
 
 def test_a_link_value_of_the_wrong_type_is_said_and_replaced():
-    at = run_page(bert_pool="max", bert_tb="x")
+    at = run_page(bert_pool="max", bert_word_b="x")
     assert not at.exception
     notices = [i.value for i in at.info if "The link's" in i.value]
     assert notices == [
-        "The link's `bert_tb=x` cannot be shown in “Word in sentence B”: it is not a whole number; showing “bank” "
+        "The link's `bert_word_b=x` cannot be shown in “Word in sentence B”: it is not a whole number; showing “bank” "
         "instead.",
         "The link's `bert_pool=max` cannot be shown in “Word vector from its pieces”: it is not one of its choices "
         "(“first piece”, “mean”); showing “first piece” instead."]
@@ -331,16 +331,16 @@ def test_each_of_a_repeated_word_can_be_selected(embedded_bert):
     # rerun moved the selection to the last (ui.frame.pill_labels keeps them apart)
     a = "I sat on the bank near the bank."
     out = embedded_bert.run([a, B])
-    at = run_page(a=a, bert_ta="4")  # the first "bank"
+    at = run_page(a=a, bert_word_a="4")  # the first "bank"
     assert not at.exception and at.pills[0].value == 4
     at.toggle(key="_w_proj").set_value(True).run()  # a rerun that changes no selection
     assert at.pills[0].value == 4
     np.testing.assert_allclose(list(curve_table(at).values()), expected_curve(out, 4, 6), atol=1e-4)
     at.pills[0].set_value(7).run()  # the second "bank"
-    assert at.pills[0].value == 7 and at.query_params["bert_ta"] == "7"
+    assert at.pills[0].value == 7 and at.query_params["bert_word_a"] == "7"
     np.testing.assert_allclose(list(curve_table(at).values()), expected_curve(out, 7, 6), atol=1e-4)
     at.pills[0].set_value(4).run()
-    assert at.pills[0].value == 4 and at.query_params["bert_ta"] == "4"
+    assert at.pills[0].value == 4 and at.query_params["bert_word_a"] == "4"
     # the labels read the same: the later ones end in zero-width spaces
     assert [o.replace("\u200b", "") for o in at.pills[0].options] == ["I", "sat", "on", "the", "bank", "near", "the",
                                                                       "bank", "."]
@@ -363,14 +363,26 @@ def test_a_long_sentence_s_words_are_picked_from_a_select_box(embedded_bert):
     a = "I sat on the bank near the bank. " * 6  # 54 words; B's 10 stay pills
     out = embedded_bert.run([a, B])
     at = run_page(a=a)
-    picker = at.selectbox(key="_w_bert_ta")
+    picker = at.selectbox(key="_w_bert_word_a")
     assert picker.label == "Word in sentence A" and len(picker.options) == len(out.words[0]) == 54
     assert picker.options[:9] == ["0 · I", "1 · sat", "2 · on", "3 · the", "4 · bank", "5 · near", "6 · the",
                                   "7 · bank", "8 · ."]  # each "bank" its own: the number tells them apart
     assert picker.value == 4 and [p.label for p in at.pills] == ["Word in sentence B"]
     picker.set_value(43).run()  # the fifth sentence's second "bank"
-    assert at.selectbox(key="_w_bert_ta").value == 43 and at.query_params["bert_ta"] == "43"
+    assert at.selectbox(key="_w_bert_word_a").value == 43 and at.query_params["bert_word_a"] == "43"
     np.testing.assert_allclose(list(curve_table(at).values()), expected_curve(out, 43, 6), atol=1e-4)
     short = run_page(a=A)  # a short sentence: pills
     assert [p.label for p in short.pills] == ["Word in sentence A", "Word in sentence B"]
     assert not [s for s in short.selectbox if s.label.startswith("Word in")]
+
+
+def test_a_link_with_the_earlier_names_of_its_keys_opens_the_same_view():
+    """Links already out there (bookmarks, shared links) name the selected words bert_ta and
+    bert_tb (ui.state.RENAMED): they select the same words, and the address bar then holds
+    the names of now."""
+    at = run_page(bert_ta="4", bert_tb="5")
+    assert not at.exception and [p.value for p in at.pills] == [4, 5]  # "interest", "river"
+    assert at.query_params["bert_word_a"] == "4" and at.query_params["bert_word_b"] == "5"
+    assert "bert_ta" not in at.query_params and "bert_tb" not in at.query_params
+    bad = run_page(bert_ta="99")
+    assert any("`bert_ta=99`" in n.value for n in bad.info)  # told under the name the link used

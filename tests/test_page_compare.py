@@ -84,14 +84,14 @@ def test_selecting_words_and_the_adjusted_toggle(models, small_corpus):
         adjusted = (c.cosine - c.baseline) / (1 - c.baseline)
         np.testing.assert_allclose(got[f"{c.short_label}: “interest” vs “river”"], adjusted, atol=1e-6)
         np.testing.assert_allclose(got[f"{c.short_label}: baseline (random words)"], 0.0)
-    assert at.query_params["cmp_adjusted"] == "1" and at.query_params["cmp_wa"] == "4"
+    assert at.query_params["cmp_adjusted"] == "1" and at.query_params["cmp_word_a"] == "4"
 
 
 def test_berts_mean_pooling_moves_its_curve_and_its_baselines(models, small_corpus):
     """A word cut into pieces: with their mean, BERT's cosines and its baselines (random words of
     the corpus, pooled the same way) both change; ELMo's, made of whole words, do not."""
     a, b = "Unaffable bankers smiled.", "The bankers were unaffable."
-    at = run_page(a=a, b=b, cmp_wa="0", cmp_wb="3", cmp_pool="mean")
+    at = run_page(a=a, b=b, cmp_word_a="0", cmp_word_b="3", cmp_pool="mean")
     assert not at.exception and at.segmented_control[0].value == "mean"
     got = traces(at)
     want = curves(models, small_corpus, 0, 3, a, b, pool="mean")
@@ -308,7 +308,7 @@ def test_bad_input_gives_a_message(a, b, expect):
 def test_a_word_only_elmo_can_place(models, small_corpus):
     """Past BERT's 510 pieces a word has no BERT vector; ELMo (first 150 words) still has it."""
     a = "bank " + "銀行銀行 " * 140 + "bank"
-    at = run_page(a=a, b="The river bank.", cmp_wa="141")
+    at = run_page(a=a, b="The river bank.", cmp_word_a="141")
     assert not at.exception
     assert any("cannot place “bank”" in w.value for w in at.warning)
     got = traces(at)

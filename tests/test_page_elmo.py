@@ -77,7 +77,7 @@ def test_default_view_and_selecting_other_words(elmo, defaults_out):
     at.pills[0].set_value(4).run()  # "interest"
     at.pills[1].set_value(5).run()  # "river"
     np.testing.assert_allclose(curve(at), expected(defaults_out, 4, 5, w, g), atol=1e-4)
-    assert at.query_params["elmo_wa"] == "4:interest" and at.query_params["elmo_wb"] == "5:river"
+    assert at.query_params["elmo_word_a"] == "4:interest" and at.query_params["elmo_word_b"] == "5:river"
     assert any("ELMo-mini" in c.value for c in at.caption)
 
 
@@ -307,13 +307,13 @@ def test_bad_input_gives_messages(text, expect):
 
 
 def test_a_selected_word_missing_from_the_sentence():
-    at = run_page(elmo_wa="3:zebra")
+    at = run_page(elmo_word_a="3:zebra")
     assert not at.exception
     assert any("`zebra` is not in sentence A" in i.value for i in at.info)
     assert at.pills[0].value == 2
     # the word comes from the URL: shown as typed in a code span, where Markdown, HTML and
     # bare web addresses are not read (Streamlit makes any address elsewhere a link)
-    at = run_page(elmo_wa="3:*see* https://example.com `x`")
+    at = run_page(elmo_word_a="3:*see* https://example.com `x`")
     assert any("`` *see* https://example.com `x` `` is not in sentence A" in i.value for i in at.info)
 
 
@@ -337,14 +337,14 @@ def test_a_link_with_values_off_a_sliders_scale_gets_the_defaults():
     # garbled, falls back to the default as any other unusable link value does
     at = run_page()
     defaults = {s.label: s.value for s in at.slider}
-    at = run_page(elmo_w0="50", elmo_w1="nan", elmo_g="inf", elmo_repeats="1", elmo_runs="100",
+    at = run_page(elmo_w0="50", elmo_w1="nan", elmo_gamma="inf", elmo_repeats="1", elmo_runs="100",
                   elmo_dropout="0.9")
     assert not at.exception, [e.value for e in at.exception]
     got = {s.label: s.value for s in at.slider}
     assert {k: got[k] for k in defaults} == defaults
     assert got["Runs"] == 6 and got["Dropout rate at inference"] == pytest.approx(0.2)
     assert list(runs_table(at).columns) == [f"run {i}" for i in range(1, 7)]
-    assert not {"elmo_w0", "elmo_w1", "elmo_g", "elmo_runs", "elmo_dropout"} & set(at.query_params)
+    assert not {"elmo_w0", "elmo_w1", "elmo_gamma", "elmo_runs", "elmo_dropout"} & set(at.query_params)
     assert not any("nan" in m.value for m in at.markdown)
     at = run_page(elmo_repeats="1", elmo_runs="-3")
     assert not at.exception and next(s for s in at.slider if s.label == "Runs").value == 6
@@ -366,18 +366,18 @@ def test_a_long_sentence_s_word_picker_is_a_select_box(elmo):
     assert picker.value == 1 and at.pills[0].value == 6  # "bank" in each
     w, g = mix_of(elmo)
     picker.set_value(82).run()  # the tenth "bank"
-    assert at.selectbox(key="_w_elmo_ia").value == 82 and at.query_params["elmo_wa"] == "82:bank"
+    assert at.selectbox(key="_w_elmo_ia").value == 82 and at.query_params["elmo_word_a"] == "82:bank"
     np.testing.assert_allclose(curve(at), expected(out, 82, 6, w, g), atol=1e-4)
     at.selectbox(key="_w_elmo_ia").set_value(85).run()  # "river"
     np.testing.assert_allclose(curve(at), expected(out, 85, 6, w, g), atol=1e-4)
-    assert at.query_params["elmo_wa"] == "85:river"
+    assert at.query_params["elmo_word_a"] == "85:river"
 
 
 def test_a_long_sentence_s_maps_show_a_window_around_the_selected_words(elmo):
     words, words_b = split_words(LONG)[:150], split_words(B)
     out = elmo.run([words, words_b])
     stack = stack_of(out, *mix_of(elmo))
-    at = run_page(a=LONG, elmo_wa="82:bank")
+    at = run_page(a=LONG, elmo_word_a="82:bank")
     # A against both sentences: all 10 words of B, the other 38 of the 48 around A's word
     spec = chart(at, "against words 63-100 of A and 0-9 of B")
     z = values(spec["data"][0]["z"])
@@ -397,20 +397,20 @@ def test_a_long_sentence_s_maps_show_a_window_around_the_selected_words(elmo):
 
 
 def test_a_click_on_a_long_sentence_s_maps_selects_the_word_clicked():
-    at = run_page(a=LONG, elmo_wa="82:bank")
+    at = run_page(a=LONG, elmo_word_a="82:bank")
     click_cell(at, "elmo_lt", 38 + 5, 2)  # the column of B's "river", after 38 of A
-    assert at.pills[0].value == 5 and at.query_params["elmo_wb"] == "5:river"
+    assert at.pills[0].value == 5 and at.query_params["elmo_word_b"] == "5:river"
     click_cell(at, "elmo_lt", 3, 2)  # a column of A: only B's words are picked here
     assert at.pills[0].value == 5 and at.selectbox(key="_w_elmo_ia").value == 82
     click_cell(at, "elmo_ab", 0, 30)  # A's rows start at word 58: the row of word 88, "rates"
-    assert at.selectbox(key="_w_elmo_ia").value == 88 and at.query_params["elmo_wa"] == "88:rates"
-    assert at.pills[0].value == 0 and at.query_params["elmo_wb"] == "0:A"
+    assert at.selectbox(key="_w_elmo_ia").value == 88 and at.query_params["elmo_word_a"] == "88:rates"
+    assert at.pills[0].value == 0 and at.query_params["elmo_word_b"] == "0:A"
     assert chart(at, "Words 64-111 of A against words 0-9 of B")  # the window follows the word
 
 
 def test_in_projector_mode_a_long_sentence_s_maps_show_fewer_words():
     # 48 slanted labels in projector type overlap: half as many
-    at = run_page(a=LONG, elmo_wa="82:bank", proj="1")
+    at = run_page(a=LONG, elmo_word_a="82:bank", proj="1")
     spec = chart(at, "against words 75-88 of A")  # and all 10 of B
     assert values(spec["data"][0]["z"]).shape == (len(NAMES), 24)
     assert values(chart(at, "Words 70-93 of A against words 0-9 of B")["data"][0]["z"]).shape == (24, 10)

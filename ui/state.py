@@ -25,6 +25,16 @@ from ui.text import md_code
 
 # key -> default. Pages register their own keys with ``register``.
 _DEFAULTS: dict[str, Any] = {}
+# Earlier names of keys -> their names now. Links already out there (bookmarks, shared
+# links) carry them: ``register`` reads a value under either name, and ``sync_url`` writes
+# it back under the name of now.
+RENAMED = {
+    "bert_ta": "bert_word_a", "bert_tb": "bert_word_b", "cmp_wa": "cmp_word_a", "cmp_wb": "cmp_word_b",
+    "elmo_wa": "elmo_word_a", "elmo_wb": "elmo_word_b", "elmo_g": "elmo_gamma",
+    "att_head": "att_block_head", "att_row": "att_block_row", "att_brow": "att_bert_row",
+    "att_bhead": "att_bert_head", "att_tok": "att_query",
+}
+_EARLIER = {new: old for old, new in RENAMED.items()}
 
 
 def register(**defaults: Any) -> None:
@@ -36,20 +46,22 @@ def register(**defaults: Any) -> None:
         if key in loaded:
             continue
         loaded.add(key)
-        if key in params and key not in st.session_state:
-            st.session_state[key] = _from_link(key, params[key], default)
+        name = key if key in params or key not in _EARLIER else _EARLIER[key]  # the link's name for it
+        if name in params and key not in st.session_state:
+            st.session_state[key] = _from_link(key, params[name], default, name)
         st.session_state.setdefault(key, default)
 
 
-def _from_link(key: str, text: str, default: Any) -> Any:
-    """The link's ``text`` for ``key`` read as ``default``'s type (``default`` where it cannot
-    be); kept with it until the key's widget says whether it can show it (``_settle``)."""
+def _from_link(key: str, text: str, default: Any, name: str | None = None) -> Any:
+    """The link's ``text`` for ``key`` (under ``name`` in the link, by default ``key``) read
+    as ``default``'s type (``default`` where it cannot be); kept with it until the key's
+    widget says whether it can show it (``_settle``)."""
     try:
         value, why = _parse(text, default), ""
     except ValueError as exc:
         value, why = default, str(exc)
     if value != default or why:
-        st.session_state.setdefault("_link_values", {})[key] = (text, value, why)
+        st.session_state.setdefault("_link_values", {})[key] = (f"{name or key}={text}", value, why)
     return value
 
 
@@ -171,7 +183,7 @@ def _settle(key: str, fallback: Any, label: str, kwargs: dict) -> Any:
         st.session_state[key] = value
     if from_link and why and not _fragment_rerun():
         where = f" in “{label}”" if label else " here"
-        notice = (f"The link's {md_code(f'{key}={text}')} cannot be shown{where}: it {why}; "
+        notice = (f"The link's {md_code(text)} cannot be shown{where}: it {why}; "
                   f"showing {_shown(value, kwargs)} instead.")
         st.session_state.get("_link_notices", st).info(notice, icon=":material/link:")
     return value
@@ -222,6 +234,9 @@ def sync_url() -> None:
     params = st.query_params
     # a copy: the defaults are shared by every session, and another one's first run of a
     # page may be registering its keys meanwhile
+    for old in RENAMED:
+        if old in params:
+            del params[old]  # written under its name of now below
     for key, default in dict(_DEFAULTS).items():
         value = st.session_state.get(key, default)
         if value is None or value == default:
