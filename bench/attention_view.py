@@ -21,7 +21,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lab import figures  # noqa: E402
-from lab.models.bert import load_bert  # noqa: E402
+from lab.models.bert_io import load_bert  # noqa: E402
 from ui.frame import DEFAULT_A, DEFAULT_B  # noqa: E402
 
 

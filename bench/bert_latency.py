@@ -33,7 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from lab.models.bert import load_bert  # noqa: E402
+from lab.models.bert_io import load_bert  # noqa: E402
 from lab.models.bert_serving import COMMON_BUCKETS, LENGTH_BUCKETS, bucket  # noqa: E402
 
 SENTENCES = ["The central bank raised interest rates yesterday.",

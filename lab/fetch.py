@@ -198,7 +198,7 @@ def check(item: Fetched, preprocessors: list[str]) -> str:
         out = load_elmo(item.handle).run([["The", "bank", "."]])
         return f"load_elmo runs it: {len(out.layer_names)} layers of width {out.layers.shape[-1]}"
     if item.kind == BERT:
-        from lab.models.bert import load_bert
+        from lab.models.bert_io import load_bert
 
         preset = _preset(item.handle)
         item.preprocess = preset.preprocess if preset else next(iter(preprocessors), "")

@@ -95,7 +95,7 @@ def small_corpus(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def embedded_bert():
-    from lab.models.bert import load_bert
+    from lab.models.bert_io import load_bert
 
     return load_bert("embedded")
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from lab import sources
-from lab.models.bert import BertConfig, BertEncoder, load_bert, random_weights
+from lab.models.bert import BertConfig, BertEncoder, random_weights
+from lab.models.bert_io import load_bert
 from tests.conftest import ROOT, TOY_VOCAB
 
 DEFAULTS = ["The central bank raised interest rates yesterday.",

@@ -199,7 +199,7 @@ def test_a_missing_handle_fails_alone_with_one_line(fetched):
 
 def test_printed_environment_loads_the_models_with_no_network(fetched, folders, monkeypatch):
     """The server is gone: the printed lines alone must bring up both families."""
-    from lab.models.bert import load_bert
+    from lab.models.bert_io import load_bert
     from lab.models.elmo_io import load_elmo
 
     handles = fetched["handles"]

@@ -155,7 +155,7 @@ def test_the_real_graph_is_read():
     graph, external = imports()
     assert {"app_pages.bert", "ui.frame", "lab.figures", "lab.models"} <= set(graph)
     assert "ui.charts" in graph["app_pages.bert"] and "lab.figures" in graph["ui.charts"]
-    assert "lab.models.bert" in graph["lab.models"]  # inside load()
+    assert "lab.models.bert_io" in graph["lab.models"]  # inside load()
     assert "streamlit" in external["ui.frame"] and "plotly" in external["lab.figures.layout"]
 
 

@@ -317,8 +317,8 @@ def test_a_word_only_elmo_can_place(models, small_corpus):
 
 def test_a_tf_hub_bert_places_its_words_beside_elmo(hub_bert_dirs, monkeypatch, small_corpus):
     """A TF Hub BERT's preprocessor reports no character offsets; the page places its words
-    all the same (lab.models.bert.HubBert._spans), and reads them against its own baseline."""
-    from lab.models.bert import load_bert
+    all the same (lab.models.bert_io.HubBert._spans), and reads them against its own baseline."""
+    from lab.models.bert_io import load_bert
 
     enc_dir, pre_dir, _ = hub_bert_dirs
     monkeypatch.setenv("LAB_BERT_PREPROCESS", str(pre_dir))

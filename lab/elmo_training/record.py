@@ -114,7 +114,7 @@ def sense_figures(runner) -> tuple[dict, dict]:
 
 def record(folder: str | Path, held_out: list[list[str]], vocab: list[str], bert=None, log=print) -> dict:
     """Measure the ELMo-mini in ``folder``, add the figures to its metrics.json, rewrite the card."""
-    from lab.models.bert import load_bert
+    from lab.models.bert_io import load_bert
     from lab.models.elmo_io import load_elmo
 
     folder = Path(folder)

@@ -17,7 +17,7 @@ def load(family: str, source: str | None = None):
     Raises ``lab.sources.SourceError`` with a message a person can act on.
     """
     if family == "bert":
-        from lab.models.bert import load_bert
+        from lab.models.bert_io import load_bert
 
         return load_bert(source)
     if family == "elmo":

@@ -35,7 +35,8 @@ PAGE_MODULES = (
 )
 # ... and what running a model imports (TensorFlow and the model families).
 MODEL_MODULES = (
-    "tensorflow", "lab.wordpiece", "lab.models.bert_serving", "lab.models.bert", "lab.models.elmo_io", "lab.models.transformer",
+    "tensorflow", "lab.wordpiece", "lab.models.bert_serving", "lab.models.bert", "lab.models.bert_io",
+    "lab.models.elmo_io", "lab.models.transformer",
 )
 _IMPORTING = threading.Lock()
 
