@@ -227,7 +227,7 @@ class UseMap:
 def use_map(index, corpus, word: str, vector_a: np.ndarray, vector_b: np.ndarray,
             fewest: int = MIN_OCCURRENCES) -> UseMap | None:
     """The uses of ``word`` (case-blind) among the rows of ``index`` (a
-    ``lab.reference.LayerIndex`` built from ``corpus``, a ``lab.reference.Corpus``) and the
+    ``lab.reference.LayerIndex`` built from ``corpus``, a ``lab.reference_corpus.Corpus``) and the
     two selected uses (their vectors at the index's layer), on their principal plane (of
     the unit vectors: the geometry of cosines), each with its sense (``lab.senses.sense_legend``
     of its sentence's synset and headword); None with fewer than ``fewest`` uses."""

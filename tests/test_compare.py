@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab import analysis, elmo_vs_bert, quiz, reference, senses, views
+from lab import analysis, elmo_vs_bert, quiz, reference, reference_corpus, senses, views
 from lab.senses import Synset
 from lab.vectors import INPUT_LAYER, LayerVectors
 from tests.conftest import ROOT
@@ -372,28 +372,28 @@ def test_a_corpus_line_keeps_the_sentences_synset_and_headword(tmp_path):
     slope = Synset("bank.n.01", ("bank",), (25,), "sloping land (especially the slope beside a body of water)")
     money = Synset("depository_financial_institution.n.01", ("depository financial institution", "bank"), (0, 20),
                    "a financial institution that accepts deposits")
-    line = reference.corpus_line("he cashed a check at the bank", money, "bank")
+    line = reference_corpus.corpus_line("he cashed a check at the bank", money, "bank")
     assert line == ("he cashed a check at the bank\tdepository_financial_institution.n.01\tbank\t"
                     "depository_financial_institution:0 bank:20\ta financial institution that accepts deposits")
-    assert reference.parse_line(line) == ("he cashed a check at the bank", money, "bank")
-    assert reference.corpus_line("the bank  was closed") == "the bank  was closed"
-    assert reference.parse_line("the bank  was closed\n") == ("the bank was closed", None, "")  # no known sense
+    assert reference_corpus.parse_line(line) == ("he cashed a check at the bank", money, "bank")
+    assert reference_corpus.corpus_line("the bank  was closed") == "the bank  was closed"
+    assert reference_corpus.parse_line("the bank  was closed\n") == ("the bank was closed", None, "")  # no known sense
     with pytest.raises(ValueError, match="5 tab-separated columns sentence, synset, headword, lemmas, gloss"):
-        reference.parse_line("the bank\tbank.n.01\tbank")
+        reference_corpus.parse_line("the bank\tbank.n.01\tbank")
     with pytest.raises(ValueError, match="lemmas as bank:25"):
-        reference.parse_line("the bank\tbank.n.01\tbank\tbank=25\tsloping land")
+        reference_corpus.parse_line("the bank\tbank.n.01\tbank\tbank=25\tsloping land")
     path = tmp_path / "corpus.tsv"
     path.write_text("# a comment\n" + "\n".join([
-        reference.corpus_line("they pulled the canoe up on the bank", slope, "bank"),
+        reference_corpus.corpus_line("they pulled the canoe up on the bank", slope, "bank"),
         "she sat on the bank of the river",
-        reference.corpus_line("that bank holds the mortgage on my home", money, "bank")]) + "\n")
+        reference_corpus.corpus_line("that bank holds the mortgage on my home", money, "bank")]) + "\n")
     corpus = reference.load_corpus(str(path))
     assert corpus.sentences[1] == "she sat on the bank of the river" and len(corpus.sentences) == 3
     assert corpus.synsets == (slope, None, money) and corpus.headwords == ("bank", "", "bank")
 
 
 def test_the_shipped_corpus_keeps_each_sentences_synset():
-    corpus = reference.load_corpus(str(reference.CORPUS_FILE))
+    corpus = reference.load_corpus(str(reference_corpus.CORPUS_FILE))
     assert len(corpus.sentences) == 4000 and None not in corpus.synsets
     assert all(h in s.lemmas for s, h in zip(corpus.synsets, corpus.headwords))  # the headword: one of its lemmas
     of = dict(zip(corpus.sentences, zip(corpus.synsets, corpus.headwords)))
@@ -419,7 +419,7 @@ def test_the_build_tool_makes_the_shipped_corpus(tmp_path):
     out = tmp_path / "corpus.tsv"
     subprocess.run([sys.executable, str(ROOT / "tools" / "build_reference_corpus.py"), "--wordnet", str(WORDNET),
                     "--out", str(out)], check=True, capture_output=True)
-    assert out.read_bytes() == reference.CORPUS_FILE.read_bytes()
+    assert out.read_bytes() == reference_corpus.CORPUS_FILE.read_bytes()
 
 
 def test_the_use_map_gives_each_use_the_sense_of_its_sentences_synset(tmp_path):
@@ -435,7 +435,7 @@ def test_the_use_map_gives_each_use_the_sense_of_its_sentences_synset(tmp_path):
             ("the bank closed early", money, "bank"), ("a bank of the river", None, ""),
             ("banks and the bank", slope, "bank")]
     path = tmp_path / "corpus.tsv"
-    path.write_text("\n".join(reference.corpus_line(*r) for r in rows) + "\n")
+    path.write_text("\n".join(reference_corpus.corpus_line(*r) for r in rows) + "\n")
     corpus = reference.load_corpus(str(path))
     m = FakeElmo()
     ix = reference.ReferenceStore(corpus, tmp_path / "cache").index(m, 1)

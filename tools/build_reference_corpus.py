@@ -4,7 +4,7 @@
 
 The sentences are WordNet 3.0's example sentences (the quoted examples of its glosses),
 fetched like ELMo-mini's training text (``lab.elmo_training.corpus.fetch_wordnet``: Debian's
-``wordnet-base``), each kept with the synset it is an example of (``lab.reference.corpus_line``):
+``wordnet-base``), each kept with the synset it is an example of (``lab.reference_corpus.corpus_line``):
 its NLTK name, its lemmas with WordNet's tag count of each in that sense (``cntlist.rev``,
 matched to the synset through the sense numbers of the ``index.*`` files), the first clause
 of its definition, and the headword (the lemma the sentence uses).
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lab.elmo_training.corpus import DATA_FILES, fetch_wordnet, parse_synset_line  # noqa: E402
-from lab.reference import corpus_line  # noqa: E402
+from lab.reference_corpus import corpus_line  # noqa: E402
 from lab.senses import Synset, forms, known_sense  # noqa: E402
 from lab.tokenize import clean_text, split_words  # noqa: E402
 

@@ -225,9 +225,9 @@ def _reference_store(corpus_file: str, cache_folder: str):
 
 def reference_store():
     """The process's ``lab.reference.ReferenceStore`` for the configured corpus and cache folder."""
-    from lab import reference
+    from lab import reference, reference_corpus
 
-    return _reference_store(str(reference.corpus_path()), str(reference.cache_dir()))
+    return _reference_store(str(reference_corpus.corpus_path()), str(reference.cache_dir()))
 
 
 def with_progress(what: str, compute):
