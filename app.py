@@ -1,7 +1,7 @@
 """Context Lab: see contextual word embeddings change layer by layer.
 
-Run with `make run` (`streamlit run serve.py`, the server around this script). The pages are in app_pages/ (``ui.pages``);
-what the server runs beside them is in ui/server/ (``ui.server.boot``).
+Run with `make run` (`streamlit run serve.py`, the server around this script). The pages are in
+app_pages/ (``ui.pages``); what the server runs beside them is in ui/server/ (``ui.server.boot``).
 """
 
 import streamlit as st

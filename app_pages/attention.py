@@ -226,7 +226,8 @@ def bert_heads() -> None:
         st.warning(f"Long input: the views draw the first {VIEW_TOKENS} queries and keys. The "
                    "weights are those of the whole input, so a row can sum to less than 1 here.")
     where = "the pair" if pair else f"sentence {'AB'[row]}"
-    detail = f"{where}, {FILTERS[filt] if pair else 'all tokens'}, [CLS]/[SEP] {dict(show='shown', hide='hidden')[special]}"
+    detail = (f"{where}, {FILTERS[filt] if pair else 'all tokens'}, "
+              f"[CLS]/[SEP] {dict(show='shown', hide='hidden')[special]}")
     st.caption(f"Model: **{md_escape(out.model_label)}** · {md_escape(detail)}")
     # the download runs the model again: a session keeps the button's function as long as
     # it lives, and this run's attentions are 151 MB for two inputs of 512 pieces
@@ -246,7 +247,8 @@ def _model_view(out, view: views.AttentionView, detail: str) -> dict:
                           out.short_label, fr.projector)
     tiling = grid["tiles"]
     charts.show(fig, key="att_model_view", selection_mode="points",
-                on_select=clicks.on_click("att_model_view", x=clicks.pick("att_bert_head", figures.model_view_heads(tiling)),
+                on_select=clicks.on_click("att_model_view",
+                                          x=clicks.pick("att_bert_head", figures.model_view_heads(tiling)),
                                           y=clicks.pick("att_layer", figures.model_view_layers(tiling))))
     st.caption("Rows are layers, columns heads; in each small square the queries run down and "
                "the keys across. Click a square to read it closely below (the outlined one is "

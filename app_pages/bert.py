@@ -85,7 +85,8 @@ def compare() -> None:
     st.markdown(f"A: **{md_escape(word_a)}** → pieces {md_code(' '.join(pair.pieces[0]))} · "
                 f"B: **{md_escape(word_b)}** → pieces {md_code(' '.join(pair.pieces[1]))}")
     if not quiz_gate.gate(quiz.least_alike(pair.texts, {out.short_label: (pair.layer_names, pair.cosine)}), "bert",
-                        hides="this section's chart and maps, and sections 3 and 4 (their numbers give the answer away)"):
+                        hides=("this section's chart and maps, and sections 3 and 4 "
+                               "(their numbers give the answer away)")):
         return
     base = baseline.at(pair.layer_names, pool=pooling()) if baseline is not None else None
     charts.show(figures.layer_curve(pair.layer_names, {f'A "{word_a}" vs B "{word_b}"': pair.cosine},
@@ -112,7 +113,8 @@ def _token_map(pair: views.WordPair) -> None:
     charts.show(charts.cached_heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
                                f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
                                x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
-                key=key, on_select=clicks.on_click(key, x=clicks.pick("bert_word_b" if b == 1 else "bert_word_a", m.words)),
+                key=key,
+                on_select=clicks.on_click(key, x=clicks.pick("bert_word_b" if b == 1 else "bert_word_a", m.words)),
                 selection_mode="points")
     st.caption("Click a cell to select that token.")
 

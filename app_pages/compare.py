@@ -36,7 +36,8 @@ bert = model_cache.model("bert", fr.bert_source, lazy=True)
 elmo = model_cache.model("elmo", fr.elmo_source, lazy=True)
 about = {"bert": model_cache.facts(bert), "elmo": model_cache.facts(elmo)}  # names and ELMo's limits, stored
 store = model_cache.reference_store()
-st.caption(f"BERT: **{md_escape(about['bert'].label)}** · ELMo: **{md_escape(about['elmo'].label)}** · reference corpus: "
+st.caption(f"BERT: **{md_escape(about['bert'].label)}** · ELMo: **{md_escape(about['elmo'].label)}** · "
+           "reference corpus: "
            f"{len(store.corpus.sentences):,} sentences ({md_escape(store.corpus.path.split('/')[-1])})")
 
 
@@ -106,7 +107,8 @@ def curves(wa: int, wb: int) -> dict[str, elmo_vs_bert.ModelCurve]:
     found = {}
     for family, out in runs.items():
         try:
-            found[family] = elmo_vs_bert.model_curve(out, (0, wa), (1, wb), pooling(), baselines[family].layers(pooling()))
+            found[family] = elmo_vs_bert.model_curve(out, (0, wa), (1, wb), pooling(),
+                                                     baselines[family].layers(pooling()))
         except ValueError as exc:
             st.warning(f"{md_escape(str(exc))}. Its curve is left out; pick another word to compare both model_cache.")
     return found
@@ -116,7 +118,8 @@ def curves(wa: int, wb: int) -> dict[str, elmo_vs_bert.ModelCurve]:
 def comparison_chart(found: dict[str, elmo_vs_bert.ModelCurve]) -> None:
     """The curves of both models; the baseline toggle reruns this alone."""
     adjusted = state.widget(st.toggle, "cmp_adjusted", "Baseline-adjusted similarity: (cos − base) / (1 − base)",
-                            help="0 = as alike as two random words of the reference corpus at that layer; 1 = identical.")
+                            help=("0 = as alike as two random words of the reference corpus at that layer; "
+                                  "1 = identical."))
     charts.show(figures.word_curves_chart([(MODEL_COLOURS[f], c) for f, c in found.items()], adjusted, _labels(),
                                           fr.projector), key="cmp_curves")
     show_table(pd.DataFrame(elmo_vs_bert.curve_rows(list(found.values()))), key="cmp_table", projector=fr.projector,

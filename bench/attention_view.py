@@ -20,9 +20,9 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lab import figures  # noqa: E402
-from lab.models.bert_io import load_bert  # noqa: E402
-from ui.frame import DEFAULT_A, DEFAULT_B  # noqa: E402
+from lab import figures
+from lab.models.bert_io import load_bert
+from ui.frame import DEFAULT_A, DEFAULT_B
 
 
 def timed(fn, repeats: int) -> list[float]:

@@ -33,8 +33,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from lab.models.bert_io import load_bert  # noqa: E402
-from lab.models.bert_serving import COMMON_BUCKETS, LENGTH_BUCKETS, bucket  # noqa: E402
+from lab.models.bert_io import load_bert
+from lab.models.bert_serving import COMMON_BUCKETS, LENGTH_BUCKETS, bucket
 
 SENTENCES = ["The central bank raised interest rates yesterday.",
              "A fisherman rested on the river bank at sunset."]
@@ -124,7 +124,8 @@ def after_warmup(timeout_s: float = 900) -> None:
                 t = time.perf_counter()
                 bert.run(sentences, pair=pair_mode)
                 times.append(time.perf_counter() - t)
-            where = "compiled at start" if (1 if pair_mode else 2, bucket(T, LENGTH_BUCKETS)) in COMMON_BUCKETS else "not at start"
+            compiled = (1 if pair_mode else 2, bucket(T, LENGTH_BUCKETS)) in COMMON_BUCKETS
+            where = "compiled at start" if compiled else "not at start"
             row += (f"  {'packed pair' if pair_mode else 'batch of 2'} T = {T:3d} ({where}) "
                     f"max {max(times) * 1000:6.1f} ms")
         print(row)

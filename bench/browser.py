@@ -1,6 +1,7 @@
 """What a person waits for, in Chromium: a click, a new sentence, the first chart after start.
 
-    python bench/browser.py [--clicks 15] [--sentences 5] [--root CHECKOUT] [--skip-cold | --cold-only] [--cold-page bert|elmo|...]
+    python bench/browser.py [--clicks 15] [--sentences 5] [--root CHECKOUT]
+                            [--skip-cold | --cold-only] [--cold-page bert|elmo|...]
 
 Serves the app on a free loopback port and drives Debian's Chromium with Playwright
 (as tests/browser.py does). Every time is taken on what is drawn, inside the page: from
@@ -53,8 +54,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import Server, new_sentences, parser  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from bench.session import Server, new_sentences, parser
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
 CHARTS = '[data-testid="stPlotlyChart"]'
 # page -> (the pills clicked, text in the title of the chart that follows the clicked word)
@@ -79,14 +80,21 @@ SIGNATURE = """el => el.textContent + '|' + Array.from(el.querySelectorAll('path
 # in steps, so a state in between, say the axes without the curve, does not count).
 ARM = """([title, key]) => {
   const sig = """ + SIGNATURE + """;
-  const hash = (text) => { let h = 0; for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0; return h + ':' + text.length; };
+  const hash = (text) => {
+    let h = 0;
+    for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
+    return h + ':' + text.length;
+  };
   const watched = () => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
     .filter(el => title === null || el.textContent.includes(title)).slice(0, title === null ? undefined : 1);
   const state = () => watched().map(el => hash(sig(el)));
   const old = window.__lab;
   if (old) { old.observer.disconnect(); document.removeEventListener(old.type, old.start, {capture: true}); }
-  const lab = window.__lab = {t0: null, before: state(), seen: [], state, type: key === null ? 'pointerdown' : 'keydown'};
-  lab.start = (e) => { if (lab.t0 === null && (key === null || (e.key === key && e.ctrlKey))) lab.t0 = performance.now(); };
+  const lab = window.__lab = {t0: null, before: state(), seen: [], state,
+                              type: key === null ? 'pointerdown' : 'keydown'};
+  lab.start = (e) => {
+    if (lab.t0 === null && (key === null || (e.key === key && e.ctrlKey))) lab.t0 = performance.now();
+  };
   document.addEventListener(lab.type, lab.start, {capture: true});
   lab.observer = new MutationObserver(() => {
     if (lab.t0 !== null) lab.seen.push([performance.now(), state().join('|')]);
@@ -142,7 +150,8 @@ def cold_start(browser, root: Path, python: str, cache: Path, page: str = "bert"
     return healthy, *times, srv
 
 
-def prepare_then_launch(browser, root: Path, python: str, page: str = "bert") -> tuple[float, float, float, float, Server]:
+def prepare_then_launch(browser, root: Path, python: str,
+                        page: str = "bert") -> tuple[float, float, float, float, Server]:
     """``python -m lab prepare`` into a new cache folder (timed), then a first launch on it:
     (the command's seconds, then ``cold_start``'s figures and server)."""
     cache = Path(tempfile.mkdtemp(prefix="lab-bench-prepared-"))
@@ -258,7 +267,8 @@ def main(argv=None) -> int:
             for page in a.pages.split(","):
                 results[f"click a word -> chart changed ({page})"] = clicks(pg, f"{srv.url}/{page}", page, a.clicks)
             for page in a.pages.split(","):
-                results[f"new sentence -> charts redrawn ({page})"] = new_sentence(pg, f"{srv.url}/{page}", page, a.sentences)
+                results[f"new sentence -> charts redrawn ({page})"] = new_sentence(pg, f"{srv.url}/{page}", page,
+                                                                                   a.sentences)
             for name, times in results.items():
                 print(row(name, times))
             ctx.close()

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import row, timed_in_turns  # noqa: E402
-from bench.session import Server, parser  # noqa: E402
+from bench.browser import row, timed_in_turns
+from bench.session import Server, parser
 
 
 def main(argv=None) -> int:

@@ -30,9 +30,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import PAGES, chart_with, timed_in_page, wait_idle, word_pills  # noqa: E402
-from bench.session import Server, new_sentences, parser  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, COUNT_HEATMAP_DRAWS  # noqa: E402
+from bench.browser import PAGES, chart_with, timed_in_page, wait_idle, word_pills
+from bench.session import Server, new_sentences, parser
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, COUNT_HEATMAP_DRAWS
 
 # Every websocket message, stamped on arrival (bytes) or on sending (-1), before the app's
 # own handler sees it: this listener is added first. A message whose bytes hold
@@ -120,7 +120,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sentences", type=int, default=0,
                     help="type this many new sentences A instead of clicking (each timed until every chart is final)")
     ap.add_argument("--no-profile", action="store_true", help="the timeline alone, without Chrome's profiler")
-    ap.add_argument("--save", type=Path, help="write the timed clicks' profile here (a .cpuprofile for Chrome's DevTools)")
+    ap.add_argument("--save", type=Path,
+                    help="write the timed clicks' profile here (a .cpuprofile for Chrome's DevTools)")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -157,7 +158,8 @@ def main(argv=None) -> int:
         print("no input changed the charts")
         return 1
     med = np.nanmedian(rows, axis=0)
-    what = f"{n} new sentences (medians, ms from the key press" if a.sentences else f"{n} clicks (medians, ms from the pointerdown"
+    what = (f"{n} new sentences (medians, ms from the key press" if a.sentences
+            else f"{n} clicks (medians, ms from the pointerdown")
     print(f"app: {srv.root}; {a.page} page, {what}{'' if a.no_profile else ', under the profiler'})")
     print(f"  request sent {med[0]:.0f} · first answer {med[1]:.0f} · the chart's message {med[2]:.0f} · "
           f"last answer {med[3]:.0f} ({med[4]:.0f} messages, {med[5] / 1000:.0f} kB) · "

@@ -17,8 +17,8 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lab.models.elmo_io import load_elmo# noqa: E402
-from lab.tokenize import split_words  # noqa: E402
+from lab.models.elmo_io import load_elmo
+from lab.tokenize import split_words
 
 SENTENCES = [
     "The bank raised its interest rates yesterday.",

@@ -40,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import CLICKS, PAGES, Server, Session, add_pages_option, new_sentences, parser  # noqa: E402
+from bench.session import CLICKS, PAGES, Server, Session, add_pages_option, new_sentences, parser
 
 
 async def one_session(url: str, index: int, repeat: int, a, times: list, errors: list,

@@ -128,14 +128,17 @@ def main() -> None:
         finally:
             if profile:
                 profile.disable()
+                fragment = bool(rerun_data.fragment_id_queue or rerun_data.fragment_id)
                 profile.dump_stats(f"{PSTATS}/{time.time():.3f}-{rerun_data.page_name}"
-                                   f"{'-fragment' if rerun_data.fragment_id_queue or rerun_data.fragment_id else ''}.pstats")
+                                   f"{'-fragment' if fragment else ''}.pstats")
             total, wall = time.process_time() - t0, time.perf_counter() - w0
             parts, sent = _local.parts, _local.bytes
             _local.parts = None
             parts["rest of the script (Streamlit elements, widgets, protobuf)"] = total - sum(parts.values())
             line = {"page": rerun_data.page_name or rerun_data.page_script_hash,
-                    "query": rerun_data.query_string, "fragment": bool(rerun_data.fragment_id_queue or rerun_data.fragment_id), "cpu_s": total, "wall_s": wall,
+                    "query": rerun_data.query_string,
+                    "fragment": bool(rerun_data.fragment_id_queue or rerun_data.fragment_id),
+                    "cpu_s": total, "wall_s": wall,
                     "bytes": sent, "parts": parts}
             with _lock, OUT.open("a") as f:
                 f.write(json.dumps(line) + "\n")

@@ -22,7 +22,7 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lab import elmo_vs_bert, models, reference  # noqa: E402
+from lab import elmo_vs_bert, models, reference
 
 
 def timed(fn):

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import CLICKS, PAGES, Server, Session, add_pages_option, new_sentences, parser  # noqa: E402
+from bench.session import CLICKS, PAGES, Server, Session, add_pages_option, new_sentences, parser
 
 
 WARM = 999  # the number of the warm-up sentences

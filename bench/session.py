@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from ui.server.warmup import DONE_LINE  # noqa: E402
+from ui.server.warmup import DONE_LINE
 TICK = os.sysconf("SC_CLK_TCK")
 
 # Sentences a session has not seen: a new view needs a model run, not a cache hit.

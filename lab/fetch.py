@@ -170,7 +170,7 @@ def kind_of(handle: str) -> str:
     if preset:
         return ELMO if preset.family == "elmo" else BERT
     with contextlib.suppress(ImportError):
-        import tensorflow_text  # noqa: F401  (registers the ops a BERT preprocessor uses)
+        import tensorflow_text  # noqa: F401 - registers the ops a BERT preprocessor uses
     module = sources.hub_load(handle)
     if hasattr(module, "tokenize") and hasattr(module, "bert_pack_inputs"):
         return PREPROCESS
@@ -299,7 +299,7 @@ def _check_all(items: list[Fetched], timeout: float, err, say) -> None:
         try:
             if not item.error:
                 item.checked = check(item, preprocessors)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a check that fails marks its model, the others go on
             _failed(item, exc, timeout)
         say(f"  {item.kind or 'not loaded':17s} {readable_size(item.size):>9s}  {item.handle}")
         if item.error:
@@ -313,7 +313,7 @@ def fetch(handles: list[str], cache_dir: Path, timeout: float = 60.0, max_time: 
     """Download each handle into ``cache_dir`` and check what came; print progress to
     ``out`` and each failure, once, to ``err``."""
     out, err = out or sys.stdout, err or sys.stderr
-    say = lambda text: print(text, file=out, flush=True)  # noqa: E731
+    say = lambda text: print(text, file=out, flush=True)  # noqa: E731 - a one-line helper
     items = [Fetched(h) for h in with_preprocessors(handles)]
     cache_dir.mkdir(parents=True, exist_ok=True)
     say(f"Fetching {len(items)} TF Hub handle(s) into {cache_dir} (TF Hub cache layout)")

@@ -26,7 +26,7 @@ import numpy as np
 from lab import analysis, sources, views
 from lab.models.transformer import run_block
 from lab.senses import NAMED_SENSES
-from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
+from lab.tokenize import split_words
 from lab.vectors import INPUT_LAYER
 
 VERSIONS = ("tensorflow", "tensorflow-text", "tensorflow-hub", "numpy", "streamlit", "plotly")
@@ -142,8 +142,9 @@ def bert_section(out, ia: int, ib: int, baseline) -> Section:
     shapes = " · ".join(f"{k} {a.dtype} {_shape(a)}" for k, a in arrays.items())
     pair = views.word_pair(out, (0, ia), (1, ib))
     m = views.sentence_measures(out, pair)
+    token = f'contextual token "{pair.texts[0]}" / "{pair.texts[1]}"'
     tables.append(Table(["measure", "cosine"], [["pooled output", _f(m.pooled)],
-                                                [f'contextual token "{pair.texts[0]}" / "{pair.texts[1]}"', _f(m.token)],
+                                                [token, _f(m.token)],
                                                 ["mean-pooled content tokens", _f(m.mean_content)]]))
     base = baseline.at(pair.layer_names)
     tables.append(_baseline_table(pair, base))
@@ -166,7 +167,8 @@ def block_section(sentences: list[str], seed: int, head: int) -> tuple[Section, 
                                          ["output", f"({B}, {T}, {c.width})"]])
     row = int(np.argmin(batch.padding_mask.sum(axis=1)))  # the shorter sentence: it has padding
     m = run.attentions[row, head]
-    attn = Table(["query \\ key"] + batch.tokens[row], [[q] + [f"{v:.3f}" for v in r] for q, r in zip(batch.tokens[row], m)])
+    attn = Table(["query \\ key"] + batch.tokens[row],
+                 [[q] + [f"{v:.3f}" for v in r] for q, r in zip(batch.tokens[row], m)])
     block = Section(f"6 · A minimal Transformer block (seed {seed}, random weights)",
                     [f"Model: {run.label}", f"Head {head + 1} of sentence {'AB'[row]} (rows: queries, columns: keys)."],
                     [shapes, attn], [figures.attention_heatmap(m, batch.tokens[row], f"Head {head + 1}, sentence "
@@ -250,7 +252,8 @@ def _use_maps(found: dict, loaded: dict, store, word: str) -> tuple[list[tuple],
     maps, lines = [], []
     for family, c in found.items():
         top = len(c.layer_names) - 1
-        m = elmo_vs_bert.use_map(store.index(loaded[family], top), store.corpus, word, c.vectors_a[top], c.vectors_b[top])
+        m = elmo_vs_bert.use_map(store.index(loaded[family], top), store.corpus, word,
+                                 c.vectors_a[top], c.vectors_b[top])
         if m is None:
             lines.append(f"“{word}” has fewer than {elmo_vs_bert.MIN_OCCURRENCES} uses in the reference corpus: no map "
                          f"for {c.short_label}.")

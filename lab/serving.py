@@ -2,8 +2,9 @@
 lowest thread priority, and a ``tf.function`` answers eagerly until its graph is traced.
 
 Used by BERT's encoder and tokenizer (``lab.models.bert``, ``lab.wordpiece``) and by a
-server's model cache and warm-up; ``LAB_WARMUP=0`` turns that way of serving off. Outside ``lab.models`` so that ``lab.wordpiece`` needs nothing of that
-package, whose ``load`` imports ``lab.models.bert``, which imports ``lab.wordpiece``.
+server's model cache and warm-up; ``LAB_WARMUP=0`` turns that way of serving off. Outside
+``lab.models`` so that ``lab.wordpiece`` needs nothing of that package, whose ``load`` imports
+``lab.models.bert``, which imports ``lab.wordpiece``.
 Importing it does not import TensorFlow.
 """
 

@@ -202,7 +202,7 @@ def call_with_timeout(fn: Callable[[], T], seconds: float, what: str) -> T:
         raise SourceError(failure_sentence(what, GaveUp(f"no answer within {seconds:g} s"))) from None
     except SourceError:
         raise
-    except Exception as exc:  # noqa: BLE001 - any loader failure becomes a clear message
+    except Exception as exc:
         raise SourceError(failure_sentence(what, exc)) from exc
 
 

@@ -90,11 +90,15 @@ def page(browser):
 COUNT_HEATMAP_DRAWS = """(() => {
   window.__heatmapDraws = 0;
   const toDataURL = HTMLCanvasElement.prototype.toDataURL;
-  HTMLCanvasElement.prototype.toDataURL = function (...args) { window.__heatmapDraws++; return toDataURL.apply(this, args); };
+  HTMLCanvasElement.prototype.toDataURL = function (...args) {
+    window.__heatmapDraws++;
+    return toDataURL.apply(this, args);
+  };
 })();"""
 
 
-def maps_and_draws_for_a_new_sentence(pg, url: str, shown: str, sentence: str, then: str | None = None) -> tuple[int, int]:
+def maps_and_draws_for_a_new_sentence(pg, url: str, shown: str, sentence: str,
+                                      then: str | None = None) -> tuple[int, int]:
     """Open ``url`` (counting heatmap drawings), wait for ``shown``, type ``sentence`` as
     sentence A and wait for ``then`` (``shown`` when omitted): the maps on the page, and how
     many drawings the new sentence made (a second drawing came 0.1-0.3 s after the first, so
@@ -153,7 +157,8 @@ def click_cell(page, chart_title: str, row: int, col: int, cols: int) -> None:
 # keyed element) lies, in page pixels: the start of the functions below, which also find
 # the box it should lie on (as ``target``) from the drawn heatmap.
 _OUTLINE = """const box = el.getBoundingClientRect(), line = getComputedStyle(el, '::after');
-  const gd = el.querySelector('.js-plotly-plot'), cells = el.querySelector('g.heatmaplayer image').getBoundingClientRect();
+  const gd = el.querySelector('.js-plotly-plot'),
+    cells = el.querySelector('g.heatmaplayer image').getBoundingClientRect();
   const outline = {top: box.top + parseFloat(line.top), height: parseFloat(line.height),
                    left: box.left + parseFloat(line.left), right: box.right - parseFloat(line.right)};"""
 
@@ -248,7 +253,9 @@ def record_answers(pg) -> list[str]:
     def kind(payload: bytes) -> str:
         msg = ForwardMsg.FromString(payload)
         name = msg.WhichOneof("type")
-        return f"{name}:{ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)}" if name == "script_finished" else name
+        if name == "script_finished":
+            return f"{name}:{ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)}"
+        return name
 
     return _record(pg, "framereceived", kind)
 

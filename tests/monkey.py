@@ -44,7 +44,8 @@ _CONTROLS = r"""() => {
   }
   for (const c of document.querySelectorAll('[data-testid="stCheckbox"]')) {
     const input = c.querySelector('input');
-    if (shown(c) && input) add(c.querySelector('label'), 'toggle', input.getAttribute('aria-label') ?? '', null, input.checked);
+    if (shown(c) && input)
+      add(c.querySelector('label'), 'toggle', input.getAttribute('aria-label') ?? '', null, input.checked);
   }
   for (const r of document.querySelectorAll('[data-testid="stRadio"]')) {
     if (!shown(r)) continue;
@@ -109,7 +110,8 @@ class Monkey:
         return [Control(**c) for c in self.page.evaluate(_CONTROLS)]
 
     def check(self, log_from: int, what: str) -> None:
-        shown = self.page.locator('[data-testid="stException"], [data-testid="stAlert"]:has-text("Something went wrong")')
+        shown = self.page.locator('[data-testid="stException"], '
+                                  '[data-testid="stAlert"]:has-text("Something went wrong")')
         if shown.count():
             raise PageBroke(f"an exception is shown after {what}:\n{shown.first.inner_text()[:1500]}"
                             f"\nclicks so far: {self.done}")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.browser import (click_cell, click_pill, click_tile, maps_and_draws_for_a_new_sentence, outline_over, tile_outlined,
-                           type_sentence, wait_idle)
+from tests.browser import (click_cell, click_pill, click_tile, maps_and_draws_for_a_new_sentence, outline_over,
+                           tile_outlined, type_sentence, wait_idle)
 
 pytestmark = pytest.mark.browser
 

@@ -54,8 +54,9 @@ def test_a_new_sentence_draws_each_map_once(app_server, page):
     Plotly a JSON copy of every new figure right after drawing it; while the figures
     carried a template and typed arrays (and Streamlit's theme), Plotly drew each of them a
     second time (lab.figures.layout._plain)."""
+    # the word's token map and the A x B map, each drawn once
     assert maps_and_draws_for_a_new_sentence(page, app_server + "/bert", 'text=Token cosine "bank" / "bank"',
-                                             "Her bank account was empty by Friday.") == (2, 2)  # the word's token map and the A x B map, each drawn once
+                                             "Her bank account was empty by Friday.") == (2, 2)
 
 
 def test_words_that_look_like_markdown_show_as_typed(app_server, page):

@@ -27,7 +27,8 @@ def bert_page(app_server, page, sent):
 
 
 def test_vectors_download_as_the_export_contract(bert_page, sent):
-    name, data = download(bert_page, lambda: bert_page.get_by_role("button", name="Download these vectors").click(), sent)
+    name, data = download(bert_page, lambda: bert_page.get_by_role("button", name="Download these vectors").click(),
+                          sent)
     assert name == "bert-vectors.npz"
     z = np.load(io.BytesIO(data))  # no pickle: it opens anywhere
     assert z["tokens"][0, :4].tolist() == ["[CLS]", "the", "central", "bank"]

@@ -21,13 +21,15 @@ import streamlit
 
 from lab import elmo_vs_bert, figures, report, views
 from lab.models.elmo_io import LAYER_NAMES as ELMO_LAYERS
+from lab.tokenize import DEFAULT_A, DEFAULT_B
 
 from tests.test_browser_layout import A, B, labels_outside
 
 pytestmark = pytest.mark.browser
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-SOURCE_SANS = next((Path(streamlit.__file__).parent / "static" / "static" / "media").glob("SourceSansVF-Upright*.woff2"))
+SOURCE_SANS = next((Path(streamlit.__file__).parent / "static" / "static" / "media")
+                   .glob("SourceSansVF-Upright*.woff2"))
 BERT = "all-MiniLM-L6-v2 (embedded; a distilled BERT fine-tuned for sentence embeddings, 6 layers x 12 heads)"
 BERT_SHORT, ELMO_SHORT = "all-MiniLM-L6-v2 (embedded)", "ELMo-mini (embedded)"
 ELMO = "ELMo-mini (embedded, trained here, 2 x 256-unit LSTMs)"
@@ -84,7 +86,8 @@ OVERLAPS = """() => {
   const boxes = labels.map(corners), out = [];
   for (let i = 0; i < labels.length; i++)
     for (let j = i + 1; j < labels.length; j++)
-      if (!apart(boxes[i], boxes[j])) out.push([labels[i].textContent.slice(0, 30), labels[j].textContent.slice(0, 30)]);
+      if (!apart(boxes[i], boxes[j]))
+        out.push([labels[i].textContent.slice(0, 30), labels[j].textContent.slice(0, 30)]);
   for (const legend of document.querySelectorAll('.legend')) {
     const box = legend.querySelector('rect.bg').getBoundingClientRect();
     for (const text of legend.querySelectorAll('.legendtext')) {
@@ -145,31 +148,37 @@ def page_figures(projector: bool) -> dict:
     down = np.linspace(1.0, 0.4, 7)
     ta, tb = TOKENS_A, TOKENS_B
     attn = rng.dirichlet(np.ones(len(ta)), size=(2, 3, len(ta)))  # (L, H, T, T)
-    curves = [(figures.MODEL_COLOURS["bert"], elmo_vs_bert.ModelCurve(BERT, BERT_SHORT, BERT_LAYERS, elmo_vs_bert.depth(7), down,
-                                                          np.linspace(0.3, 0.5, 7), ("bank", "bank"),
-                                                          np.zeros((7, 4)), np.zeros((7, 4)))),
-              (figures.MODEL_COLOURS["elmo"], elmo_vs_bert.ModelCurve(ELMO, ELMO_SHORT, ELMO_LAYERS, elmo_vs_bert.depth(3),
-                                                          down[:3], np.array([0.9, 0.4, 0.35]), ("bank", "bank"),
-                                                          np.zeros((3, 4)), np.zeros((3, 4))))]
+    curves = [(figures.MODEL_COLOURS["bert"],
+               elmo_vs_bert.ModelCurve(BERT, BERT_SHORT, BERT_LAYERS, elmo_vs_bert.depth(7), down,
+                                       np.linspace(0.3, 0.5, 7), ("bank", "bank"),
+                                       np.zeros((7, 4)), np.zeros((7, 4)))),
+              (figures.MODEL_COLOURS["elmo"],
+               elmo_vs_bert.ModelCurve(ELMO, ELMO_SHORT, ELMO_LAYERS, elmo_vs_bert.depth(3),
+                                       down[:3], np.array([0.9, 0.4, 0.35]), ("bank", "bank"),
+                                       np.zeros((3, 4)), np.zeros((3, 4))))]
     labels = np.array([1, 0, 1, 0, 1, 0])
     pairs = [("bank", "a", "b", int(v)) for v in labels]
     tests = [(figures.MODEL_COLOURS[f], elmo_vs_bert.SenseTest(label, short, names, elmo_vs_bert.depth(len(names)),
                                                      rng.uniform(0.4, 0.9, len(names)),
                                                      rng.uniform(0, 1, (6, len(names))), labels, pairs, 2, [0, 1]))
-             for f, label, short, names in (("bert", BERT, BERT_SHORT, BERT_LAYERS), ("elmo", ELMO, ELMO_SHORT, ELMO_LAYERS))]
+             for f, label, short, names in (("bert", BERT, BERT_SHORT, BERT_LAYERS),
+                                            ("elmo", ELMO, ELMO_SHORT, ELMO_LAYERS))]
     use_map = elmo_vs_bert.UseMap("bank", "layer 6", rng.normal(0, 0.3, (12, 2)), list(range(12)), [1] * 12,
                              np.array([[-0.3, 0.1], [0.4, 0.2]]), np.array([0.6, 0.25]))
     hover = [("we sat on the ", "bank", " today")] * 12
-    depth_lines = [figures.DepthLine(f"{short}: self-similarity of “bank” (12 sentences)", names, elmo_vs_bert.depth(len(names)),
-                                     np.linspace(0.9, 0.5, len(names)), c)
+    depth_lines = [figures.DepthLine(f"{short}: self-similarity of “bank” (12 sentences)", names,
+                                     elmo_vs_bert.depth(len(names)), np.linspace(0.9, 0.5, len(names)), c)
                    for c, short, names in ((0, BERT_SHORT, BERT_LAYERS), (1, ELMO_SHORT, ELMO_LAYERS))]
     depth_lines += [figures.DepthLine(f"{line.name.split(':')[0]}: baseline", line.layer_names, line.depth,
-                                      np.full(len(line.depth), 0.3), line.colour, dashed=True) for line in list(depth_lines)]
+                                      np.full(len(line.depth), 0.3), line.colour, dashed=True)
+                    for line in list(depth_lines)]
     return {
-        "bert_curve": figures.layer_curve(BERT_LAYERS, {'A "bank" vs B "bank"': down}, "Cosine similarity at every layer",
+        "bert_curve": figures.layer_curve(BERT_LAYERS, {'A "bank" vs B "bank"': down},
+                                          "Cosine similarity at every layer",
                                           BERT, p, baseline=np.linspace(0.2, 0.45, 7)),
         "bert_base_curve": figures.layer_curve(BERT_BASE_LAYERS, {'A "bank" vs B "bank"': np.linspace(1, 0.4, 13)},
-                                               "Cosine similarity at every layer", "TF Hub BERT: bert_en_uncased_L-12_H-768_A-12",
+                                               "Cosine similarity at every layer",
+                                               "TF Hub BERT: bert_en_uncased_L-12_H-768_A-12",
                                                p, baseline=np.linspace(0.2, 0.45, 13)),
         "bert_token_map": figures.heatmap(rng.uniform(-1, 1, (7, len(ta))), ta, BERT_LAYERS,
                                           '"bank" (A) against every token of A, per layer', BERT, p,
@@ -191,7 +200,8 @@ def page_figures(projector: bool) -> dict:
                                                clickable=False),
         "att_model_view": figures.model_view(attn, ta, "Every head of every layer", BERT, p),
         "att_lines": figures.attention_lines(attn[1, 2, 3], ta, 3, '"bank" in layer 2, head 3', BERT, p),
-        "att_block_row": figures.heatmap(attn[1, :, 3], ta, ["H1", "H2", "H3"], 'Where "bank" looks, head by head, in layer 2',
+        "att_block_row": figures.heatmap(attn[1, :, 3], ta, ["H1", "H2", "H3"],
+                                         'Where "bank" looks, head by head, in layer 2',
                                    BERT, p, x_title="key (attended to)", y_title="head", zrange=(0.0, 1.0)),
         "cmp_curves": figures.word_curves_chart(curves, False, f"{BERT_SHORT} · {ELMO_SHORT}", p),
         "cmp_self": figures.depth_chart(depth_lines, "Self-similarity of “bank” in the reference corpus",
@@ -218,7 +228,7 @@ def test_every_page_figure_exports_whole(chart_page, projector):
 def test_every_report_figure_exports_whole(browser, small_corpus, tmp_path):
     """The report's HTML (``lab.report.as_html``) on the default sentences, each figure with
     the config the report gives it."""
-    sections = report.build(report.DEFAULT_A, report.DEFAULT_B, word="bank", store=small_corpus)
+    sections = report.build(DEFAULT_A, DEFAULT_B, word="bank", store=small_corpus)
     heights = [f.layout.height for s in sections for f in s.figures]
     path = tmp_path / "report.html"
     path.write_text(report.as_html(sections), encoding="utf-8")

@@ -70,9 +70,11 @@ OVERFULL_CELLS = """() => {
     if (!heat || !heat.texttemplate) continue;
     const cell = gd._fullLayout._size.w / heat.z[0].length;
     let widest = 0;
-    for (const t of gd.querySelectorAll('.heatmaplayer text')) widest = Math.max(widest, t.getBoundingClientRect().width);
+    for (const t of gd.querySelectorAll('.heatmaplayer text'))
+      widest = Math.max(widest, t.getBoundingClientRect().width);
     if (widest > cell - 2)
-      out.push([((gd.querySelector('.gtitle') || {}).textContent || '?').slice(0, 60), Math.round(cell), Math.round(widest)]);
+      out.push([((gd.querySelector('.gtitle') || {}).textContent || '?').slice(0, 60),
+                Math.round(cell), Math.round(widest)]);
   }
   return out;
 }"""
@@ -289,8 +291,10 @@ def test_a_1024_px_projector_with_the_sidebar_closed_has_room_for_every_figure(a
     # every chart redrawn at the new width: as wide as its element (a full-width one past
     # 800 px; the ELMo vs BERT page's maps share a row)
     page.wait_for_function("""() => {
-      const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].filter(c => c.querySelector('svg.main-svg'));
-      const widths = charts.map(c => [c.querySelector('svg.main-svg').getBoundingClientRect().width, c.getBoundingClientRect().width]);
+      const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+        .filter(c => c.querySelector('svg.main-svg'));
+      const widths = charts.map(c => [c.querySelector('svg.main-svg').getBoundingClientRect().width,
+                                      c.getBoundingClientRect().width]);
       return widths.every(([svg, box]) => Math.abs(svg - box) < 2) && widths.some(([svg]) => svg > 800);
     }""")
     page.wait_for_timeout(500)

@@ -24,7 +24,8 @@ SEED = int(os.environ.get("LAB_MONKEY_SEED", "0"))
 SAMPLE_S = 5.0  # seconds of other controls after the selected words, per page and mode, in the sample
 
 # page -> (a text shown once it is drawn, its word pickers' labels)
-PAGES = {"": ("Offline first.", ()), "lesson": ("A 20-minute lesson", ()), "bert": ("One word, two contexts", ("Word in sentence",)),
+PAGES = {"": ("Offline first.", ()), "lesson": ("A 20-minute lesson", ()),
+         "bert": ("One word, two contexts", ("Word in sentence",)),
          "elmo": ("Same sentence, same vectors?", ("Word in sentence",)),
          "attention": ("Real BERT attention", ("Query token",)),
          "compare": ("One word, both models", ("Word in sentence",))}

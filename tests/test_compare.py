@@ -303,7 +303,8 @@ def test_neighbours_are_the_true_top_k(corpus, tmp_path):
     np.testing.assert_allclose([n.cosine for n in got], [c for c, _, _ in want], atol=2e-3)  # float16 storage
     first = got[0]
     assert first.before + first.word + first.after == corpus.sentences[first.sentence]
-    assert elmo_vs_bert.same_word(got, first.word.upper()) == sum(w.casefold() == first.word.casefold() for _, _, w in want)
+    assert elmo_vs_bert.same_word(got, first.word.upper()) == sum(w.casefold() == first.word.casefold()
+                                                                  for _, _, w in want)
 
 
 def test_same_word_counts_the_uses_of_the_word_itself():
@@ -407,7 +408,8 @@ def test_the_shipped_corpus_keeps_each_sentences_synset():
     # with the sentences written for the project (at the end), eight uses of each of bank's two commonest senses
     uses = [i for i in corpus.containing("bank") for w in corpus.words[i] if w == "bank"]
     legend = senses.sense_legend("bank", [corpus.synsets[i] for i in uses], [corpus.headwords[i] for i in uses])
-    assert [(e.label, e.uses) for e in legend.legend[:2]] == [("bank.n.01", 8), ("depository_financial_institution.n.01", 8)]
+    assert [(e.label, e.uses) for e in legend.legend[:2]] == [("bank.n.01", 8),
+                                                              ("depository_financial_institution.n.01", 8)]
     assert corpus.sentences[-1] == "a teller at the bank counted the notes twice"
 
 

@@ -281,8 +281,9 @@ def test_context_only_is_the_states_next_to_the_word(tiny, tmp_path):
     for name in ("lstm_outputs1", "lstm_outputs2"):
         layer = out.layer(name)
         view = context_only(layer, out.lengths)
-        np.testing.assert_allclose(view[0, k, :half], layer[2, k - 1, :half], atol=1e-6)  # the prefix's last forward state
-        np.testing.assert_allclose(view[0, k, half:], layer[3, 0, half:], atol=1e-6)  # the suffix's first backward state
+        # the prefix's last forward state, and the suffix's first backward state
+        np.testing.assert_allclose(view[0, k, :half], layer[2, k - 1, :half], atol=1e-6)
+        np.testing.assert_allclose(view[0, k, half:], layer[3, 0, half:], atol=1e-6)
         np.testing.assert_allclose(view[1, k], view[0, k], atol=1e-6)  # the word itself is left out
         assert not np.allclose(layer[1, k], layer[0, k])  # while its standard output changes
         assert (view[0, 0, :half] == 0).all() and (view[0, n - 1, half:] == 0).all()

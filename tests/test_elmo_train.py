@@ -55,7 +55,8 @@ def test_parse_a_wordnet_line():
     body = separate[2][5:]  # the definition's words
     tag = ["noun.object"]
     # class last: after each "bank" of the examples, and after the lemmas read after the definition
-    assert last == ex1 + tag + [";"] + ex2[:5] + tag + ex2[5:] + [";"] + body + ["=", "bank", ",", "river", "bank"] + tag
+    assert last == (ex1 + tag + [";"] + ex2[:5] + tag + ex2[5:] + [";"] + body
+                    + ["=", "bank", ",", "river", "bank"] + tag)
     # class first: before the lemmas read before the definition, and before each "bank"
     assert first == tag + separate[2] + [";"] + ex1[:7] + tag + ex1[7:] + [";"] + ex2[:4] + tag + ex2[4:]
     assert parse_synset_line("  1 This software and database is being provided\n") is None
@@ -234,7 +235,7 @@ def test_static_word_table_reads_the_embedded_berts_input_embeddings():
     assert table.shape == (len(vocab), 8) and table.dtype == np.float32
     assert table.std() == pytest.approx(0.3, rel=1e-4)
     np.testing.assert_array_equal(static_word_table(vocab, 8), table)  # deterministic
-    cos = lambda a, b: float(table[vocab.index(a)] @ table[vocab.index(b)]  # noqa: E731
+    cos = lambda a, b: float(table[vocab.index(a)] @ table[vocab.index(b)]  # noqa: E731 - a one-line helper
                              / np.linalg.norm(table[vocab.index(a)]) / np.linalg.norm(table[vocab.index(b)]))
     assert cos("river", "stream") > cos("river", "money") and cos("money", "cash") > cos("money", "song")
     assert cos("dog", "cat") > cos("dog", "music") and cos("music", "song") > cos("music", "river")

@@ -42,8 +42,8 @@ def tarball(folder: Path) -> bytes:
 class HubServer:
     """A TF Hub on 127.0.0.1: ``GET /<name>?tf-hub-format=compressed`` -> the tarball.
 
-    A name in ``moved`` redirects to another name. ``/slow`` sends nothing for 3 s; ``/trickle`` sends a byte every 0.1 s for 3 s. The
-    server stops on leaving the ``with`` block, or by itself after 5 minutes.
+    A name in ``moved`` redirects to another name. ``/slow`` sends nothing for 3 s; ``/trickle``
+    sends a byte every 0.1 s for 3 s. The server stops on leaving the ``with`` block, or by itself after 5 minutes.
     """
 
     def __init__(self, archives: dict[str, bytes], moved: dict[str, str] | None = None):
@@ -178,7 +178,8 @@ def test_fetch_reports_what_each_is_and_its_size(fetched, folders):
         return lines[at] + "\n" + lines[at + 1]
 
     assert "BERT encoder" in report("bert/encoder/1")
-    assert f"ok, load_bert runs it with {handles['bert/preprocess/1']}: 2 layers of width 16" in report("bert/encoder/1")
+    assert (f"ok, load_bert runs it with {handles['bert/preprocess/1']}: 2 layers of width 16"
+            in report("bert/encoder/1"))
     assert "BERT preprocessor" in report("bert/preprocess/1")
     assert "ok, hub.load runs its tokenize (3 pieces for 'The bank.')" in report("bert/preprocess/1")
     assert "ok, load_elmo runs it: 3 layers of width 32" in report("elmo/1")

@@ -310,7 +310,8 @@ def _every_kind_of_figure() -> list[go.Figure]:
         figures.model_view(attn, ["a", "b", "c"], "T", "M"),
         figures.attention_lines(np.array([0.5, 0.5, 0.0]), ["a", "b", "c"], 0, "T", "M"),
         figures.depth_chart([figures.DepthLine("m", ["e", "1"], [0.0, 1.0], [1.0, 0.5])], "T", "M"),
-        figures.pair_strip({"m": {"same sense": ([0.5], ["x"]), "different sense": ([0.2], ["y"])}}, {"m": 0.4}, "T", "M"),
+        figures.pair_strip({"m": {"same sense": ([0.5], ["x"]), "different sense": ([0.2], ["y"])}}, {"m": 0.4},
+                           "T", "M"),
         figures.use_map_chart(_use_map(), [("a ", "bank", " b")] * 3, ("bank", "bank"), "T", "M"),
     ]
 
@@ -341,7 +342,8 @@ def test_use_map_chart_shows_the_uses_and_yours_as_text():
     assert b.name == "B: “&lt;i&gt;bank&lt;/i&gt;”"
     assert fig.layout.xaxis.title.text == "component 1 (60%)" and fig.layout.yaxis.title.text == "component 2 (25%)"
     assert fig.layout.xaxis.showticklabels is False  # the axes are directions, their numbers mean nothing
-    assert list(fig.layout.xaxis.range) == list(fig.layout.yaxis.range) == pytest.approx([-0.44, 0.44])  # alike, holding all
+    # alike, holding all
+    assert list(fig.layout.xaxis.range) == list(fig.layout.yaxis.range) == pytest.approx([-0.44, 0.44])
     # uses that do not differ (float16 rounding apart) stay one blob, not stretched over the chart
     tiny = _use_map()
     tiny = type(tiny)(**{**tiny.__dict__, "points": tiny.points * 1e-4, "yours": tiny.yours * 1e-4})
@@ -398,7 +400,8 @@ def test_figures_carry_their_look_and_no_template():
         layout = json.loads(plotly.io.to_json(fig, validate=False))["layout"]  # as st.plotly_chart writes it
         assert "template" not in layout
         assert layout["font"]["family"] == figures.FONT_FAMILY and layout["paper_bgcolor"] == figures.BACKGROUND
-        assert layout["title"]["font"]["color"] == figures.HEADING_COLOUR and layout["title"]["font"]["weight"] == "bold"
+        assert layout["title"]["font"]["color"] == figures.HEADING_COLOUR
+        assert layout["title"]["font"]["weight"] == "bold"
         assert layout["autotypenumbers"] == "strict"  # a token or layer named "1" stays a category
     fig = figures.layer_curve(["e", "1"], {"s": [1.0, 0.5]}, "T", "M", y_title="cos")
     # the figure's own title, and the look's standoff (with room for a wider font: _fit_margins)
@@ -412,7 +415,8 @@ def test_traces_put_in_unvalidated_are_what_plotly_validates():
     for fig in _every_kind_of_figure():
         validated = go.Figure(fig.to_plotly_json())  # every property checked against Plotly's schema
         validated.layout.template = None
-        assert json.loads(plotly.io.to_json(fig, validate=False)) == json.loads(plotly.io.to_json(validated, validate=False))
+        assert (json.loads(plotly.io.to_json(fig, validate=False))
+                == json.loads(plotly.io.to_json(validated, validate=False)))
 
 
 def test_small_arrays_go_as_lists_and_the_data_revision_follows_the_data():
@@ -564,7 +568,8 @@ def test_a_heatmap_is_built_once_for_each_input():
     assert charts.cached_heatmap(z, ["a", "b", "c"], ["x", "y"], "T", "M", projector=True) is not fig
     big = np.zeros((1, charts.MEMO_CELLS + 1))  # a large map is not kept
     labels = [str(i) for i in range(big.shape[1])]
-    assert charts.cached_heatmap(big, labels, ["x"], "T", "M") is not charts.cached_heatmap(big, labels, ["x"], "T", "M")
+    assert (charts.cached_heatmap(big, labels, ["x"], "T", "M")
+            is not charts.cached_heatmap(big, labels, ["x"], "T", "M"))
 
 
 @pytest.mark.parametrize("projector", [False, True])

@@ -52,7 +52,8 @@ def test_a_long_explanation_folds_into_explain_in_projector_mode(projector):
     at = AppTest.from_function(_explained_page)
     at.session_state["projector"] = projector
     at.run()
-    assert [m.value for m in at.markdown] == ["A long explanation."] and [i.value for i in at.info] == ["A long notice."]
+    assert [m.value for m in at.markdown] == ["A long explanation."]
+    assert [i.value for i in at.info] == ["A long notice."]
     folded = [e for e in at.expander if e.label == "Explain"]
     assert len(folded) == (2 if projector else 0)  # one expander each, closed at first
     if projector:

@@ -44,7 +44,8 @@ def test_the_serial_imports_cover_every_module_a_page_imports():
     ours = {"streamlit", "ui.server.imports"}  # Streamlit is loaded before any script runs; route is where this happens
     for page in sorted((ROOT / "app_pages").glob("*.py")):
         missing = top_level_imports(page) - set(route.PAGE_MODULES) - before_page_modules(page) - ours
-        assert not missing, f"{page.name} imports {sorted(missing)} outside ui.server.imports.PAGE_MODULES and its before_page()"
+        assert not missing, (f"{page.name} imports {sorted(missing)} "
+                             "outside ui.server.imports.PAGE_MODULES and its before_page()")
 
 
 def test_the_pages_modules_leave_tensorflow_out():

@@ -308,7 +308,8 @@ def test_long_odd_and_hostile_input_is_drawn_without_exceptions():
 def test_model_view_takes_separate_key_tokens():
     attn = np.random.default_rng(0).random((2, 3, 4, 5))
     fig = figures.model_view(attn, list("abcd"), "t", "m", key_tokens=list("vwxyz"))
-    assert len(fig.data) == 2 and figures.model_view_tiling(fig.data[0].z)["keys"] == 5  # the grid and its tiles' markers
+    # the grid and its tiles' markers
+    assert len(fig.data) == 2 and figures.model_view_tiling(fig.data[0].z)["keys"] == 5
     np.testing.assert_array_equal(figures.model_view_tile(fig.data[0].z, 1, 2),
                                   attn[1, 2].astype(np.float32))
     with pytest.raises(ValueError, match="S = 4 keys"):

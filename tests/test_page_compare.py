@@ -162,7 +162,8 @@ def test_the_maps_place_every_use_of_the_word_and_yours(models, small_corpus):
         a, b = spec["data"][-2:]
         dots = use_map_dots(spec)
         assert [d["sentence"] for d in dots] == [s for s, _ in uses] and len(uses) >= MIN_OCCURRENCES  # each use once
-        want = elmo_vs_bert.use_map(small_corpus.index(models[f], top), corpus, "bank", c.vectors_a[top], c.vectors_b[top])
+        want = elmo_vs_bert.use_map(small_corpus.index(models[f], top), corpus, "bank",
+                                    c.vectors_a[top], c.vectors_b[top])
         np.testing.assert_allclose([[d["x"], d["y"]] for d in dots], want.points, atol=1e-9)
         np.testing.assert_allclose([values(a["x"])[0], values(a["y"])[0], values(b["x"])[0], values(b["y"])[0]],
                                    want.yours.ravel(), atol=1e-9)
@@ -326,7 +327,8 @@ def test_a_tf_hub_bert_places_its_words_beside_elmo(hub_bert_dirs, monkeypatch, 
     assert not at.exception and not at.error
     assert not [w.value for w in at.warning if "cannot place" in w.value]
     hub = load_bert(str(enc_dir), str(pre_dir))
-    want = elmo_vs_bert.model_curve(elmo_vs_bert.align(hub.run([A, B])), (0, 2), (1, 6), "first", small_corpus.baseline(hub).values)
+    want = elmo_vs_bert.model_curve(elmo_vs_bert.align(hub.run([A, B])), (0, 2), (1, 6), "first",
+                                    small_corpus.baseline(hub).values)
     got = traces(at)
     assert want.short_label.startswith("TF Hub BERT")
     np.testing.assert_allclose(got[f"{want.short_label}: “bank” vs “bank”"], want.cosine, atol=1e-6)

@@ -15,8 +15,8 @@ from lab.analysis import context_only, scalar_mix
 from lab.tokenize import split_words
 from lab.vectors import INPUT_LAYER
 from tests.conftest import ROOT
-from tests.specs import (OLD_INPUT_NAMES, chart, chart_keyed, click_cell, grid_formats, printed, tables, ticks, use_source,
-                         values, vectors_file)
+from tests.specs import (OLD_INPUT_NAMES, chart, chart_keyed, click_cell, grid_formats, printed, tables, ticks,
+                         use_source, values, vectors_file)
 
 A = "The central bank raised interest rates yesterday."
 B = "A fisherman rested on the river bank at sunset."
@@ -269,8 +269,8 @@ def test_a_weight_that_is_not_a_number_in_a_link_is_said_and_replaced():
     w0, runs = at.slider(key="_w_elmo_w0").value, at.slider(key="_w_elmo_runs").value
     assert runs == 6
     notices = [i.value for i in at.info if "The link's" in i.value]
-    assert notices == [f"The link's `elmo_w0=nan` cannot be shown in “w · input (layer 0)”: it is not a number; showing "
-                       f"{w0} instead.",
+    assert notices == [f"The link's `elmo_w0=nan` cannot be shown in “w · input (layer 0)”: it is not a number; "
+                       f"showing {w0} instead.",
                        "The link's `elmo_runs=50` cannot be shown in “Runs”: it is outside its range, 2 to 12; "
                        "showing 6 instead."]
 

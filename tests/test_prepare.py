@@ -123,12 +123,12 @@ def test_prepare_stores_the_elmo_page_with_its_model_facts(tmp_path, store_on):
     store, model, loads = stored.RunStore(tmp_path), CountingElmo(), []
     view = prepare.default_views()[3]
     assert (view.page, view.family, view.source) == ("elmo", "elmo", sources.EMBEDDED)
-    load = lambda family, source: loads.append((family, source)) or model  # noqa: E731
+    load = lambda family, source: loads.append((family, source)) or model  # noqa: E731 - a stand-in loader, one line
     assert [status for _, status, _ in prepare.prepare([view], load, store)] == [prepare.STORED]
     assert loads == [("elmo", sources.EMBEDDED)]
     assert model.calls == [(tuple(split_words(DEFAULT_A)), tuple(split_words(DEFAULT_B)))]
     # what the page then reads without loading its model: the run of its words, and the facts
-    never = lambda: pytest.fail("computed what was prepared")  # noqa: E731
+    never = lambda: pytest.fail("computed what was prepared")  # noqa: E731 - a stand-in, one line
     run = stored.elmo_run(type("Never", (), {"run": lambda self, t: never()})(), sources.EMBEDDED,
                           view.words(), store=store, keep=False)
     assert run.tokens == [split_words(DEFAULT_A), split_words(DEFAULT_B)]
@@ -150,7 +150,7 @@ def test_the_compare_view_stores_both_models_and_the_reference_corpus_once(tmp_p
     store = stored.RunStore(tmp_path / "runs")
     corpus = reference.ReferenceStore(reference.load_corpus(str(SMALL_CORPUS)), tmp_path / "cache")
     models, loads = {"bert": embedded_bert, "elmo": load_elmo("embedded")}, []
-    load = lambda family, source: loads.append(family) or models[family]  # noqa: E731
+    load = lambda family, source: loads.append(family) or models[family]  # noqa: E731 - a stand-in loader, one line
     view = prepare.default_views()[4]
     assert view.page == "compare" and not view.is_stored(store, corpus)
     assert [s for _, s, _ in prepare.prepare([view], load, store, corpus)] == [prepare.STORED]

@@ -8,12 +8,12 @@ import pytest
 
 from lab import analysis, elmo_vs_bert, figures, models, report, senses, views
 from lab.__main__ import main
-from lab.tokenize import split_words
+from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 from tests.test_page_compare import BANK_LEGEND, BANK_SENSES, assert_dots_show_their_senses
 from lab.vectors import INPUT_LAYER
 from tests.specs import OLD_INPUT_NAMES, ticks
 
-A, B = report.DEFAULT_A, report.DEFAULT_B
+A, B = DEFAULT_A, DEFAULT_B
 
 
 pytestmark = pytest.mark.usefixtures("small_corpus")  # tests/conftest.py: the small reference corpus
@@ -124,7 +124,8 @@ def test_the_comparison_maps_the_uses_of_the_word_by_sense(sections, small_corpu
     counts = {k: sum(v == k for v in BANK_SENSES.values()) for k in range(len(BANK_LEGEND))}
     for m in loaded.values():
         rows = [r[1:] for r in table.rows if r[0] == m.short_label]
-        assert rows == [["bank.n.01", "sloping land (especially the slope beside a body of water)", "25", str(counts[0])],
+        assert rows == [["bank.n.01", "sloping land (especially the slope beside a body of water)", "25",
+                         str(counts[0])],
                         ["depository_financial_institution.n.01", "a financial institution that accepts deposits and "
                          "channels the money into lending activities", "20", str(counts[1])],
                         ["bank.n.03", "a long ridge or pile", "2", str(counts[2])],

@@ -68,7 +68,8 @@ def test_row_cosines():
 
 SLOPE = senses.Synset("bank.n.01", ("bank",), (25,), "sloping land")
 MONEY = senses.Synset("depository_financial_institution.n.01",
-                      ("depository financial institution", "bank", "banking concern"), (0, 20, 0), "a financial institution")
+                      ("depository financial institution", "bank", "banking concern"), (0, 20, 0),
+                      "a financial institution")
 PUT_IN = senses.Synset("deposit.v.02", ("deposit", "bank"), (2, 0), "put into a bank account")
 SIT = senses.Synset("sit.v.01", ("sit", "sit down"), (200, 3), "be seated")
 PIGGY = senses.Synset("savings_bank.n.02", ("savings bank", "coin bank", "bank"), (0, 0, 0), "a container for money")

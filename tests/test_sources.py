@@ -65,7 +65,8 @@ def test_a_message_written_for_people_comes_back_as_it_is():
 def test_a_timeout_with_no_limit_known_and_a_local_one():
     assert "the server did not answer in time." in sources.failure_sentence(HANDLE, TimeoutError("timed out"))
     local = sources.failure_sentence("/models/bert", sources.GaveUp("no answer within 600 s"))
-    assert local == "Could not load the model from /models/bert: no answer within 600 s. Pick the embedded model meanwhile."
+    assert local == ("Could not load the model from /models/bert: no answer within 600 s. "
+                     "Pick the embedded model meanwhile.")
 
 
 def test_a_missing_folder_and_one_that_is_no_savedmodel(tmp_path):

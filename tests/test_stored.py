@@ -177,7 +177,8 @@ def test_a_shared_server_stores_only_the_default_sentences(monkeypatch):
     monkeypatch.setenv("LAB_SHARED", "1")
     assert model_cache._storable((DEFAULT_A, DEFAULT_B)) and not model_cache._storable(typed)
     words = lambda texts: tuple(tuple(split_words(t)) for t in texts)  # noqa: E731 - as the ELMo page reads them
-    assert model_cache._storable(words((DEFAULT_A, DEFAULT_B)), words=True) and not model_cache._storable(words(typed), words=True)
+    assert model_cache._storable(words((DEFAULT_A, DEFAULT_B)), words=True)
+    assert not model_cache._storable(words(typed), words=True)
     monkeypatch.setenv("LAB_SHARED", "0")
     assert model_cache._storable(typed)
     monkeypatch.setenv("LAB_STORED_RUNS", "0")

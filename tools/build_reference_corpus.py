@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab.elmo_training.corpus import DATA_FILES, fetch_wordnet, parse_synset_line  # noqa: E402
-from lab.reference_corpus import corpus_line  # noqa: E402
-from lab.senses import Synset, forms, known_sense  # noqa: E402
-from lab.tokenize import clean_text, split_words  # noqa: E402
+from lab.elmo_training.corpus import DATA_FILES, fetch_wordnet, parse_synset_line
+from lab.reference_corpus import corpus_line
+from lab.senses import Synset, forms, known_sense
+from lab.tokenize import clean_text, split_words
 
 OUT = ROOT / "lab" / "data" / "reference_corpus.tsv"
 DEMO_WORDS = (

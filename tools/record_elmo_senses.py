@@ -20,10 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab.elmo_training.corpus import load_corpus  # noqa: E402
-from lab.elmo_training.record import record  # noqa: E402
-from lab.elmo_training.train import build_vocab  # noqa: E402
-from lab.models.elmo_io import ASSETS  # noqa: E402
+from lab.elmo_training.corpus import load_corpus
+from lab.elmo_training.record import record
+from lab.elmo_training.train import build_vocab
+from lab.models.elmo_io import ASSETS
 
 
 def main(argv=None) -> int:

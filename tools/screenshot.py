@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.session import Server  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from bench.session import Server
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
 
 def main(argv=None) -> int:
@@ -42,7 +42,8 @@ def main(argv=None) -> int:
         page.wait_for_timeout(1500)
         page.screenshot(path=a.out)
         page.goto(srv.url + "/compare")
-        chart = page.locator('[data-testid="stPlotlyChart"]', has_text="Cosine similarity at every layer of both models")
+        chart = page.locator('[data-testid="stPlotlyChart"]',
+                             has_text="Cosine similarity at every layer of both models")
         chart.wait_for()
         page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
         chart.scroll_into_view_if_needed()

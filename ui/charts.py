@@ -42,7 +42,8 @@ def fit_cell_text(chart_key: str, fit: dict) -> None:
     smallest = fit["margins"] + fit["columns"] * (fit["min"] * fit["widest"] + fit["pad"])  # chart width, px
     _rule(f"{chart_key}_fit", f"{sel} {{container-type: inline-size}} "
                               f"{sel} .heatmaplayer text {{font-size: min({fit['size']}px, {fitting}) !important}} "
-                              f"@container (max-width: {smallest:.1f}px) {{{sel} .heatmaplayer text {{display: none}}}}")
+                              f"@container (max-width: {smallest:.1f}px) "
+                              f"{{{sel} .heatmaplayer text {{display: none}}}}")
 
 
 def _rule(box_key: str, rule: str) -> None:

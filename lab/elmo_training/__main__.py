@@ -13,11 +13,11 @@ from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from lab.elmo_training.corpus import load_corpus  # noqa: E402
-from lab.elmo_training.stages import staged_training, write_model  # noqa: E402
-from lab.elmo_training.train import train_bilm  # noqa: E402
-from lab.models.elmo import ElmoConfig  # noqa: E402
-from lab.models.elmo_io import ASSETS  # noqa: E402
+from lab.elmo_training.corpus import load_corpus
+from lab.elmo_training.stages import staged_training, write_model
+from lab.elmo_training.train import train_bilm
+from lab.models.elmo import ElmoConfig
+from lab.models.elmo_io import ASSETS
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,15 +29,18 @@ def parser() -> argparse.ArgumentParser:
                         "fine-tuning (stages 1-3); chars: the char-CNN biLM trained from scratch (ELMo-mini v1)")
     p.add_argument("--stage", choices=["words", "chars", "joint", "all"], default="all",
                    help="staged design: run up to this stage only (a finished stage is skipped, a stopped one resumes)")
-    p.add_argument("--work", default=None, help="stage outputs and checkpoints, kept so a stage can be rerun (default: OUT/../elmo_mini_work)")
+    p.add_argument("--work", default=None,
+                   help="stage outputs and checkpoints, kept so a stage can be rerun (default: OUT/../elmo_mini_work)")
     p.add_argument("--steps", type=int, default=1100, help="chars design: training steps")
     p.add_argument("--max-tokens", type=int, default=2500, help="padded tokens per batch")
     p.add_argument("--num-sampled", type=int, default=1024)
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (chars design, stage 1)")
-    p.add_argument("--dropout", type=float, default=0.1, help="LSTM dropout while training (stage 1 reads the text ~7 times)")
+    p.add_argument("--dropout", type=float, default=0.1,
+                   help="LSTM dropout while training (stage 1 reads the text ~7 times)")
     p.add_argument("--min-count", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-minutes", type=float, default=32.0, help="chars design: time budget (the rate decays to its floor by then)")
+    p.add_argument("--max-minutes", type=float, default=32.0,
+                   help="chars design: time budget (the rate decays to its floor by then)")
     p.add_argument("--lstm-dim", type=int, default=256, help="LSTM cells per layer and direction (v1: 512)")
     p.add_argument("--word-steps", type=int, default=100_000, help="stage 1 steps (the time budget usually ends it)")
     p.add_argument("--word-minutes", type=float, default=65.0, help="stage 1 time budget")
@@ -51,12 +54,14 @@ def parser() -> argparse.ArgumentParser:
                    help="stage 2: filters per width times mini's (2: 768 filters, room to hold the word vectors)")
     p.add_argument("--joint-steps", type=int, default=100_000, help="stage 3 steps")
     p.add_argument("--joint-minutes", type=float, default=0.0,
-                   help="stage 3 time budget (12 was measured); 0: no stage 3, ship stage 2 (a finished stage 3 is still reported)")
+                   help=("stage 3 time budget (12 was measured); 0: no stage 3, ship stage 2 "
+                         "(a finished stage 3 is still reported)"))
     p.add_argument("--joint-lr", type=float, default=5e-4, help="stage 3 peak learning rate")
     p.add_argument("--anchor", type=float, default=1.0, help="stage 3: pull of the char CNN toward stage 1's vectors")
     p.add_argument("--word-dropout", type=float, default=0.0, help="chars design: share of input words read as <UNK>")
     p.add_argument("--sense-tags", action="store_true",
-                   help="put WordNet's sense class (noun.animal) next to each illustrated word (lab.elmo_training.corpus)")
+                   help=("put WordNet's sense class (noun.animal) next to each illustrated word "
+                         "(lab.elmo_training.corpus)"))
     p.add_argument("--checkpoint-every", type=int, default=400, help="steps between checkpoints (and sense-AUC logs)")
     return p
 

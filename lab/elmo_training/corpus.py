@@ -142,7 +142,7 @@ def synset_sentences(lemmas: list[str], definition: str, examples: list[str], jo
 def _tag_occurrences(words: list[str], lemmas: list[str], tag: str, before: bool) -> list[str]:
     """Insert ``tag`` next to every word of ``words`` that is a (one-word) lemma or its
     plain inflection (``bank``, ``banks``, ``banked``)."""
-    forms = set().union(*(word_forms(l) for l in lemmas if " " not in l)) if lemmas else set()
+    forms = set().union(*(word_forms(lemma) for lemma in lemmas if " " not in lemma)) if lemmas else set()
     out: list[str] = []
     for w in words:
         if w.lower() in forms:

@@ -183,7 +183,8 @@ def staged_training(a, corpus, work: Path, log) -> tuple[Trained, dict]:
         init = load_stage(work / "chars", batcher, words_from=work / "words")
         trained = train_bilm(corpus.train, config, a.joint_steps, lr=a.joint_lr, init=init, anchor=a.anchor,
                              max_seconds=a.joint_minutes * 60, checkpoint_dir=folder / "ckpt",
-                             on_checkpoint=lambda t, s: auc_log(t, s, lambda t: ElmoRunner(t.model, "stage 3", "joint")),
+                             on_checkpoint=lambda t, s: auc_log(
+                                 t, s, lambda t: ElmoRunner(t.model, "stage 3", "joint")),
                              **{**common, "checkpoint_every": a.checkpoint_every // 2})
         figures = stage_figures(trained, ElmoRunner(trained.model, "stage 3", "joint"), corpus.held_out, start,
                                 trained.history)
@@ -218,9 +219,10 @@ def write_model(a, out: Path, corpus, trained: Trained, stages: dict, steps: int
     train_minutes = (sum(f["minutes"] for f in stages.values()) if stages else (time.time() - start) / 60)
     tokens_per_epoch = sum(len(s) + 2 for s in corpus.train)
     ppl_f, ppl_b, n = heldout_perplexity(trained, corpus.held_out)
-    ppl_u, _ = unigram_perplexity([[w.lower() for w in s] for s in corpus.train] if batcher.lowercase else corpus.train,
-                                  [[w.lower() for w in s] for s in corpus.held_out] if batcher.lowercase else corpus.held_out,
-                                  batcher.vocab)
+    ppl_u, _ = unigram_perplexity(
+        [[w.lower() for w in s] for s in corpus.train] if batcher.lowercase else corpus.train,
+        [[w.lower() for w in s] for s in corpus.held_out] if batcher.lowercase else corpus.held_out,
+        batcher.vocab)
     unk = batcher.word_id[UNK]
     norm = str.lower if batcher.lowercase else str
     held_unk = sum(batcher.word_id.get(norm(w), unk) == unk for s in corpus.held_out for w in s)
@@ -235,7 +237,8 @@ def write_model(a, out: Path, corpus, trained: Trained, stages: dict, steps: int
         "config": asdict(config),
         "n_filters": config.n_filters,
         "parameters": model.num_parameters(),
-        "corpus": {**stats, "source_name": "WordNet 3.0 glosses and examples", "held_out_per_mille": HELD_OUT_PER_MILLE},
+        "corpus": {**stats, "source_name": "WordNet 3.0 glosses and examples",
+                   "held_out_per_mille": HELD_OUT_PER_MILLE},
         "lowercase_targets": batcher.lowercase,
         "vocab_size": len(batcher.vocab),
         "min_count": a.min_count,

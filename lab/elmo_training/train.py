@@ -17,12 +17,12 @@ import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import tensorflow as tf  # noqa: E402
+import tensorflow as tf
 
-from lab.models.elmo import (  # noqa: E402
+from lab.models.elmo import (
     BOS_TOKEN, CHARS_PER_TOKEN, EOS_TOKEN, PAD_CHAR, ElmoConfig, ElmoModel, token_char_ids,
 )
-from lab.models.elmo_io import ElmoRunner  # noqa: E402
+from lab.models.elmo_io import ElmoRunner
 
 UNK = "<UNK>"
 
@@ -51,7 +51,8 @@ class Batcher:
     def __init__(self, vocab: list[str], sentences_for_types: list[list[str]], lowercase: bool = False):
         self.vocab, self.lowercase = vocab, lowercase
         self.word_id = {w: i for i, w in enumerate(vocab)}
-        types = [BOS_TOKEN, EOS_TOKEN] + sorted(({w for s in sentences_for_types for w in s} | {UNK}) - {BOS_TOKEN, EOS_TOKEN})
+        types = [BOS_TOKEN, EOS_TOKEN] + sorted(({w for s in sentences_for_types for w in s} | {UNK})
+                                                - {BOS_TOKEN, EOS_TOKEN})
         self.type_id = {w: i + 1 for i, w in enumerate(types)}  # 0 = padding
         self.char_table = np.zeros((len(types) + 1, CHARS_PER_TOKEN), np.int32)
         for w, i in self.type_id.items():
@@ -186,7 +187,8 @@ def static_word_table(vocab: list[str], dim: int, std: float = 0.3) -> np.ndarra
     tokenizer = WordPieceTokenizer.from_file(folder / "vocab.txt")
     index = {t: i for i, t in enumerate(tokenizer.vocab)}
     pieces = iter(e.ids for e in tokenizer.encode([w for w in vocab if w not in STATIC_SPECIALS]))
-    rows = [[index[STATIC_SPECIALS[w]]] if w in STATIC_SPECIALS else (next(pieces) or [tokenizer.unk_id]) for w in vocab]
+    rows = [[index[STATIC_SPECIALS[w]]] if w in STATIC_SPECIALS else (next(pieces) or [tokenizer.unk_id])
+            for w in vocab]
     X = np.stack([E[ids].mean(0) for ids in rows]).astype(np.float64)  # (V, 384): each word its pieces' mean
     X -= X.mean(0)
     _, _, Vt = np.linalg.svd(X, full_matrices=False)
@@ -420,7 +422,8 @@ def fit_char_encoder(model: ElmoModel, vocab: list[str], counts: dict[str, int],
         width = min(ids_np.shape[-1], int(used[case, pick].max()) + widest)
         history.append(float(train_step(pick, case, tf.constant(rate, tf.float32), tf.constant(width))))
         if (step + 1) % 200 == 0:
-            log(f"chars step {step + 1}/{steps} loss {np.mean(history[-200:]):.4f} {(time.time() - start) / 60:.1f} min")
+            log(f"chars step {step + 1}/{steps} loss {np.mean(history[-200:]):.4f} "
+                f"{(time.time() - start) / 60:.1f} min")
         if max_seconds and time.time() - start > max_seconds:
             break
     return history

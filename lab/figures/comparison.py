@@ -11,7 +11,8 @@ from typing import Any, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lab.figures.theme import BACKGROUND, CHANCE_COLOUR, OKABE_ITO, PAIR_COLOURS, SENSE_CHARS, SENSE_COLOURS, USES, USE_MAP_SPAN, label, style
+from lab.figures.theme import (BACKGROUND, CHANCE_COLOUR, OKABE_ITO, PAIR_COLOURS, SENSE_CHARS, SENSE_COLOURS, USES,
+                               USE_MAP_SPAN, label, style)
 from lab.figures.layout import _figure
 from lab.figures.layers import BASELINE_NAME
 

@@ -96,7 +96,8 @@ def bar_by_layer(
         traces.append(go.Scatter(
             x=[v for i in at for v in (i - 0.4, i + 0.4, None)], y=[v for i in at for v in (base[i], base[i], None)],
             text=[v for i in at for v in (names[i], names[i], None)], mode="lines", name=BASELINE_NAME,
-            line={"color": "#222222", "width": s["line"] + 1}, hovertemplate="%{text}: baseline %{y:.3f}<extra></extra>"))
+            line={"color": "#222222", "width": s["line"] + 1},
+            hovertemplate="%{text}: baseline %{y:.3f}<extra></extra>"))
         low = min(low, float(np.nanmin(base)) if at else low)
     y, positions = _value_labels(values, base)
     # printed values as text beside points, not as the bars' own text: Plotly puts that

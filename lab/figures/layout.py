@@ -15,7 +15,8 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lab.figures.theme import BACKGROUND, BORDER_COLOUR, COLOURWAY, FONT_FAMILY, GRID_COLOUR, HEADING_COLOUR, LEGEND_COLOUR, TEXT_COLOUR, label, style
+from lab.figures.theme import (BACKGROUND, BORDER_COLOUR, COLOURWAY, FONT_FAMILY, GRID_COLOUR, HEADING_COLOUR,
+                               LEGEND_COLOUR, TEXT_COLOUR, label, style)
 
 
 def _title(title: str, model_label: str, projector: bool = False, width: float = 1.0) -> dict:

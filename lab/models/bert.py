@@ -73,7 +73,7 @@ class BertConfig:
 def weight_shapes(config: BertConfig) -> dict[str, tuple[int, ...]]:
     """Name -> shape of every weight, named as Hugging Face's BertModel (dense weights
     stored (out, in) as in PyTorch)."""
-    C, I = config.hidden_size, config.intermediate_size
+    C, FF = config.hidden_size, config.intermediate_size
     shapes = {
         "embeddings.word_embeddings.weight": (config.vocab_size, C),
         "embeddings.position_embeddings.weight": (config.max_positions, C),
@@ -90,8 +90,8 @@ def weight_shapes(config: BertConfig) -> dict[str, tuple[int, ...]]:
             "attention.self.key": (C, C),
             "attention.self.value": (C, C),
             "attention.output.dense": (C, C),
-            "intermediate.dense": (I, C),
-            "output.dense": (C, I),
+            "intermediate.dense": (FF, C),
+            "output.dense": (C, FF),
         }.items():
             shapes[p + name + ".weight"] = (out, inp)
             shapes[p + name + ".bias"] = (out,)

@@ -39,7 +39,7 @@ import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import tensorflow as tf  # noqa: E402
+import tensorflow as tf
 
 OUTPUT_KEYS = ["word_emb", "lstm_outputs1", "lstm_outputs2", "elmo", "default", "sequence_len"]
 # Character slots per token in bilm-tf's input format (and so in TF Hub ELMo v3):
@@ -312,13 +312,16 @@ class BiLSTM(tf.Module):
         c, P, D = config, config.projection_dim, config.lstm_dim
         self.config = c
         # [direction][layer]
-        self.w = [[_var((2 * P, 4 * D), f"W_0_{d}{l}", seed=seed + 10 * d + l) for l in range(c.n_layers)] for d in range(2)]
-        self.b = [[_var((4 * D,), f"B_{d}{l}", "zeros") for l in range(c.n_layers)] for d in range(2)]
-        self.wp = [[_var((D, P), f"W_P_0_{d}{l}", seed=seed + 50 + 10 * d + l) for l in range(c.n_layers)] for d in range(2)]
+        self.w = [[_var((2 * P, 4 * D), f"W_0_{d}{layer}", seed=seed + 10 * d + layer)
+                   for layer in range(c.n_layers)] for d in range(2)]
+        self.b = [[_var((4 * D,), f"B_{d}{layer}", "zeros") for layer in range(c.n_layers)] for d in range(2)]
+        self.wp = [[_var((D, P), f"W_P_0_{d}{layer}", seed=seed + 50 + 10 * d + layer)
+                    for layer in range(c.n_layers)] for d in range(2)]
 
     def zero_state(self, batch_size) -> tuple[tf.Tensor, tf.Tensor]:
         c = self.config
-        return (tf.zeros((c.n_layers, 2, batch_size, c.lstm_dim)), tf.zeros((c.n_layers, 2, batch_size, c.projection_dim)))
+        return (tf.zeros((c.n_layers, 2, batch_size, c.lstm_dim)),
+                tf.zeros((c.n_layers, 2, batch_size, c.projection_dim)))
 
     def __call__(self, x, lengths, state_c, state_m, dropout=None):
         """Run both LMs.
@@ -336,10 +339,10 @@ class BiLSTM(tf.Module):
         c = self.config
         P, L = c.projection_dim, c.n_layers
         B, S = tf.shape(x)[0], tf.shape(x)[1]
-        W = [tf.stack([self.w[0][l], self.w[1][l]]) for l in range(L)]  # (2, 2P, G)
+        W = [tf.stack([self.w[0][layer], self.w[1][layer]]) for layer in range(L)]  # (2, 2P, G)
         Wx, Wh = [w[:, :P] for w in W], [w[:, P:] for w in W]  # input and recurrent parts
-        bias = [tf.stack([self.b[0][l], self.b[1][l]])[:, tf.newaxis] for l in range(L)]  # (2, 1, G)
-        Wp = [tf.stack([self.wp[0][l], self.wp[1][l]]) for l in range(L)]  # (2, D, P)
+        bias = [tf.stack([self.b[0][layer], self.b[1][layer]])[:, tf.newaxis] for layer in range(L)]  # (2, 1, G)
+        Wp = [tf.stack([self.wp[0][layer], self.wp[1][layer]]) for layer in range(L)]  # (2, D, P)
 
         xb = tf.reverse_sequence(x, lengths, seq_axis=1, batch_axis=0)  # backward LM reads right to left
         xs = tf.stack([x, xb])  # (2, B, S, P)
@@ -353,38 +356,38 @@ class BiLSTM(tf.Module):
             cs, ms, outs = list(cs), list(ms), list(outs)
             active = tf.reshape(t < lengths, (1, -1, 1))  # (1, B, 1): rows still inside
             inp = None
-            for l in range(L):
-                if l == 0:
+            for layer in range(L):
+                if layer == 0:
                     z = g0[t] + ms[0] @ Wh[0] + bias[0]  # (2, B, G)
                 else:
                     if dropout is not None:
                         inp = tf.nn.dropout(inp, dropout)
-                    z = inp @ Wx[l] + ms[l] @ Wh[l] + bias[l]  # (2, B, G)
+                    z = inp @ Wx[layer] + ms[layer] @ Wh[layer] + bias[layer]  # (2, B, G)
                 i, j, f, o = tf.split(z, 4, axis=-1)
-                cell = tf.sigmoid(f + 1.0) * cs[l] + tf.sigmoid(i) * tf.tanh(j)  # (2, B, D)
+                cell = tf.sigmoid(f + 1.0) * cs[layer] + tf.sigmoid(i) * tf.tanh(j)  # (2, B, D)
                 if c.cell_clip:
                     cell = tf.clip_by_value(cell, -c.cell_clip, c.cell_clip)
-                m = (tf.sigmoid(o) * tf.tanh(cell)) @ Wp[l]  # (2, B, P)
+                m = (tf.sigmoid(o) * tf.tanh(cell)) @ Wp[layer]  # (2, B, P)
                 if c.proj_clip:
                     m = tf.clip_by_value(m, -c.proj_clip, c.proj_clip)
-                cs[l] = tf.where(active, cell, cs[l])
-                ms[l] = tf.where(active, m, ms[l])
-                out = m + inp if (c.use_skip_connections and l > 0) else m
+                cs[layer] = tf.where(active, cell, cs[layer])
+                ms[layer] = tf.where(active, m, ms[layer])
+                out = m + inp if (c.use_skip_connections and layer > 0) else m
                 out = tf.where(active, out, 0.0)
-                outs[l] = outs[l].write(t, out)
+                outs[layer] = outs[layer].write(t, out)
                 inp = out
             return t + 1, tuple(cs), tuple(ms), tuple(outs)
 
         loop_vars = (
             tf.constant(0),
-            tuple(state_c[l] for l in range(L)),
-            tuple(state_m[l] for l in range(L)),
+            tuple(state_c[layer] for layer in range(L)),
+            tuple(state_m[layer] for layer in range(L)),
             tuple(tf.TensorArray(tf.float32, size=S) for _ in range(L)),
         )
         _, cs, ms, outs = tf.while_loop(lambda t, *_: t < S, step, loop_vars)
         outputs = []
-        for l in range(L):
-            h = tf.transpose(outs[l].stack(), (1, 2, 0, 3))  # (2, B, S, P)
+        for layer in range(L):
+            h = tf.transpose(outs[layer].stack(), (1, 2, 0, 3))  # (2, B, S, P)
             hb = tf.reverse_sequence(h[1], lengths, seq_axis=1, batch_axis=0)  # back to sentence order
             outputs.append(tf.stack([h[0], hb]))
         return outputs, (tf.stack(cs), tf.stack(ms))
@@ -461,9 +464,9 @@ class ElmoModel(tf.Module):
             m[p + "W_carry"], m[p + "b_carry"] = cnn.high_wc[k], cnn.high_bc[k]
             m[p + "W_transform"], m[p + "b_transform"] = cnn.high_wt[k], cnn.high_bt[k]
         for d in range(2):
-            for l in range(self.config.n_layers):
-                p = f"RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
-                m[p + "W_0"], m[p + "B"], m[p + "W_P_0"] = lstm.w[d][l], lstm.b[d][l], lstm.wp[d][l]
+            for layer in range(self.config.n_layers):
+                p = f"RNN_{d}/RNN/MultiRNNCell/Cell{layer}/LSTMCell/"
+                m[p + "W_0"], m[p + "B"], m[p + "W_P_0"] = lstm.w[d][layer], lstm.b[d][layer], lstm.wp[d][layer]
         return m
 
     def num_parameters(self) -> int:

@@ -414,7 +414,7 @@ def load_elmo(source: str | None = None):
                 model = load_allennlp(*found)
             except SourceError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - a bad file becomes a clear message
+            except Exception as exc:
                 raise SourceError(f"Could not read the bilm-tf files in {source}: {exc}") from exc
             return ElmoRunner(model, source, f"ELMo (AllenNLP files: {path.name}, {_describe(model.config)})")
     module = sources.hub_load(source)

@@ -29,7 +29,8 @@ import threading
 # list complete and TensorFlow-free) ...
 PAGE_MODULES = (
     "pandas", "plotly.graph_objects",
-    "lab.analysis", "lab.elmo_vs_bert", "lab.figures", "lab.models", "lab.quiz", "lab.senses", "lab.sources", "lab.stored",
+    "lab.analysis", "lab.elmo_vs_bert", "lab.figures", "lab.models", "lab.quiz", "lab.senses", "lab.sources",
+    "lab.stored",
     "lab.tokenize", "lab.vectors", "lab.views",
     "ui.charts", "ui.clicks", "ui.frame", "ui.model_cache", "ui.pages", "ui.quiz_gate", "ui.state",
 )
