@@ -16,7 +16,7 @@ from ui import charts, clicks, model_cache, state
 from ui import quiz_gate
 from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
 
-MAP_TOKENS = 48  # per side of the A × B map, as on the attention page: whole, a long input's is unreadable
+MAP_TOKENS = 48  # per side of a map, as on the attention page: whole, a long input's is unreadable
 
 fr = frame("BERT WordPiece")
 state.register(bert_word_a=-1, bert_word_b=-1, bert_pool="first", bert_map=1)
@@ -108,11 +108,13 @@ def _token_map(pair: views.WordPair) -> None:
     word_a = pair.texts[0]
     b = state.choice(st.segmented_control, "bert_map", f'"{md_escape(word_a)}" (A) against every token of',
                      [1, 0], 1, format_func=lambda b: f"sentence {'AB'[b]}")
-    m = views.token_map(out, pair.vectors[0], (b,))
+    m = views.token_map(out, pair.vectors[0], (b,), around=(pair.positions[b][0],), size=MAP_TOKENS)
+    shown = m.spans[0]
+    which = "every token" if not m.cropped else f"tokens {shown.start}-{shown.stop - 1}"
     key = f"bert_lt_{b}"
-    charts.show(charts.cached_heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against every '
-                               f'token of {"AB"[b]}, per layer', out.model_label, fr.projector,
-                               x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
+    charts.show(charts.cached_heatmap(m.cosine, m.labels, pair.layer_names, f'"{word_a}" (A) against {which} '
+                                      f'of {"AB"[b]}, per layer', out.model_label, fr.projector,
+                                      x_title=f"tokens of sentence {'AB'[b]}", y_title="layer"),
                 key=key,
                 on_select=clicks.on_click(key, x=clicks.pick("bert_word_b" if b == 1 else "bert_word_a", m.words)),
                 selection_mode="points")

@@ -4,7 +4,7 @@ A cosine of 0.72 says little alone: contextual embedding spaces are anisotropic,
 random words already have a high cosine in upper layers, differently in each model
 (Ethayarajh, "How Contextual are Contextualized Word Representations?", EMNLP 2019). The
 corpus (``lab/data/reference_corpus.tsv``, WordNet 3.0 examples, each with the synset it is
-an example of: ``corpus_line``; ``LAB_REFERENCE_CORPUS`` points elsewhere) gives each model
+an example of; ``LAB_REFERENCE_CORPUS`` points elsewhere) gives each model
 and layer:
 
 - the anisotropy baseline: the mean cosine of random words from different sentences
@@ -16,6 +16,10 @@ and layer:
   corpus that also sums what the self-similarity of every word frequent enough needs: after
   it, a word's self-similarity is a lookup in that table, not a model run over up to
   ``SELF_SIM_CONTEXTS`` sentences (0.3-0.5 s of CPU for both models on each new word).
+
+The corpus file itself is ``lab.reference_corpus``. The rest is one unit, a little over 500
+lines: the stores of the three measures share one cache key, one memory budget and one
+pass over the corpus, and splitting them would spread that one protocol over modules.
 
 ``ReferenceStore`` keeps them on disk (``LAB_CACHE_DIR``, default ``~/.cache/context-lab``)
 under a key made of the model's source, label and weight files (size and modification

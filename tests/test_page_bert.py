@@ -247,6 +247,13 @@ def test_a_long_input_map_shows_a_window_around_the_selected_words(embedded_bert
     box = figures.outline_box(go.Figure(spec), pos - start, out.positions(1, at.pills[0].value)[0])
     assert f"top: {box['top']:.2f}px" in at.get_by_key("bert_ab_outline").markdown[0].value
     assert any("at most 48 tokens" in c.value for c in at.caption)
+    # the word against the tokens of its own sentence: the same window, clicks mapped through it
+    at.segmented_control(key="_w_bert_map").set_value(0).run()
+    own = chart(at, f'(A) against tokens {start}-{start + 47} of A')
+    z = values(own["data"][0]["z"])
+    vector = out.layers[:, 0, pos]  # (N, C): the selected word's first piece, every layer
+    np.testing.assert_allclose(z, analysis.token_vs_tokens(vector, out.layers[:, 0, start:start + 48]), atol=1e-5)
+    assert list(own["layout"]["xaxis"]["ticktext"])[24] == out.tokens[0][pos]
 
 
 def test_script_emoji_and_cjk_are_shown_as_text():
