@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 EVERY_CONTROL = os.environ.get("LAB_MONKEY") == "all"
 SEED = int(os.environ.get("LAB_MONKEY_SEED", "0"))
-SAMPLE_S = 5.0  # seconds of other controls after the selected words, per page and mode, in the sample
+SAMPLE_S = 3.0  # seconds of other controls after the selected words, per page and mode, in the sample
 
 # page -> (a text shown once it is drawn, its word pickers' labels)
 PAGES = {"": ("Offline first.", ()), "lesson": ("A 20-minute lesson", ()),
