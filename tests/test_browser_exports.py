@@ -19,7 +19,7 @@ import plotly.io
 import pytest
 import streamlit
 
-from lab import elmo_vs_bert, figures, report, views
+from lab import elmo_vs_bert, figures, report, senses, views
 from lab.models.elmo_io import LAYER_NAMES as ELMO_LAYERS
 from lab.tokenize import DEFAULT_A, DEFAULT_B
 
@@ -163,8 +163,18 @@ def page_figures(projector: bool) -> dict:
                                                      rng.uniform(0, 1, (6, len(names))), labels, pairs, 2, [0, 1]))
              for f, label, short, names in (("bert", BERT, BERT_SHORT, BERT_LAYERS),
                                             ("elmo", ELMO, ELMO_SHORT, ELMO_LAYERS))]
+    slope = senses.Synset("bank.n.01", ("bank",), (25,), "sloping land (especially the slope beside a body of water)")
+    money = senses.Synset("depository_financial_institution.n.01", ("depository financial institution", "bank"),
+                          (0, 20), "a financial institution that accepts deposits and channels the money into lending")
+    ridge = senses.Synset("bank.n.03", ("bank",), (2,), "a long ridge or pile")
+    tip = senses.Synset("bank.v.01", ("bank",), (2,), "tip laterally")
+    trust = senses.Synset("trust.v.01", ("trust", "bank"), (9, 1), "have confidence or faith in")
+    other = senses.Synset("bank.n.04", ("bank",), (1,), "an arrangement of similar objects in a row or in tiers")
+    synsets = [slope, money, ridge, tip, trust, other] * 2  # four named senses, "other sense", "sense not known"
+    synsets[5] = None
     use_map = elmo_vs_bert.UseMap("bank", "layer 6", rng.normal(0, 0.3, (12, 2)), list(range(12)), [1] * 12,
-                             np.array([[-0.3, 0.1], [0.4, 0.2]]), np.array([0.6, 0.25]))
+                                  np.array([[-0.3, 0.1], [0.4, 0.2]]), np.array([0.6, 0.25]),
+                                  senses.sense_legend("bank", synsets, ["bank"] * 12))
     hover = [("we sat on the ", "bank", " today")] * 12
     depth_lines = [figures.DepthLine(f"{short}: self-similarity of “bank” (12 sentences)", names,
                                      elmo_vs_bert.depth(len(names)), np.linspace(0.9, 0.5, len(names)), c)
@@ -236,7 +246,7 @@ def test_every_report_figure_exports_whole(browser, small_corpus, tmp_path):
     page.goto(path.as_uri())
     charts = page.locator(".js-plotly-plot")
     charts.nth(len(heights) - 1).locator("svg.main-svg").first.wait_for()
-    assert charts.count() == len(heights) == 5
+    assert charts.count() == len(heights) == 7  # with the two use maps
     found = {}
     for i, height in enumerate(heights):
         frame = exported(page, charts.nth(i), (figures.EXPORT_WIDTH, height))

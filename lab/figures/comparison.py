@@ -140,7 +140,8 @@ def use_map_chart(m, hover: Sequence[tuple[str, str, str]], texts: tuple[str, st
             for k, a in enumerate("xy")}
     # the legend, one entry a line in a column's width, below the plot: the figure grows by it
     legend_room = round(1.5 * s["font"]) * (len(traces) - 1)
-    return _figure(traces, title, model_label, projector, showlegend=True, legend={"orientation": "h"},
+    return _figure(traces, title, model_label, projector, showlegend=True,
+                   legend={"orientation": "h", "itemsizing": "constant"},  # the stars' symbols at the dots' size
                    height=s["height"] + 40 + legend_room, width=width, **axes)
 
 
