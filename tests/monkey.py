@@ -29,7 +29,8 @@ _CONTROLS = r"""() => {
   const found = [], seen = {};
   // the hidden box that preloads the chart code on a first visit (app.py) is no control
   const shown = e => e.getClientRects().length > 0 && !e.closest('.st-key-lab_preload');
-  const add = (el, kind, label, option, selected) => {
+  const add = (el, kind, text, option, selected) => {
+    const label = text.replace(/\s+/g, ' ').trim();  // one line: a key is a CSS attribute value
     const n = seen[kind + label] = (seen[kind + label] ?? -1) + (option === 0 || option === null ? 1 : 0);
     const key = `${kind}|${label}|${n}|${option}`;
     el.setAttribute('data-monkey', key);
@@ -172,4 +173,4 @@ class Monkey:
 
 
 def _css_string(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ")
