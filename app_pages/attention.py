@@ -12,7 +12,8 @@ import streamlit as st
 from lab import analysis, figures, sources, views
 from lab.models.transformer import run_block
 from ui import charts, clicks, model_cache, state
-from ui.frame import explain, frame, md_escape, show_input_messages, show_table, token_picker
+from ui.frame import explain, frame, show_input_messages, show_table, token_picker
+from ui.text import md_escape
 
 # The most queries and keys a view draws: a 512 x 512 matrix (or 72 of them) would stall
 # the browser, and nobody reads that many labels anyway.

@@ -14,7 +14,8 @@ from lab import analysis, figures, quiz, views
 from lab.vectors import INPUT_LAYER
 from ui import charts, clicks, model_cache, state
 from ui import quiz_gate
-from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
+from ui.frame import explain, frame, layer_table, show_input_messages, show_table, word_pills
+from ui.text import md_code, md_escape
 
 MAP_TOKENS = 48  # per side of a map, as on the attention page: whole, a long input's is unreadable
 

@@ -17,7 +17,8 @@ from lab.models import FAMILY_NAMES
 from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from ui import charts, model_cache, state
 from ui import quiz_gate
-from ui.frame import frame, md_escape, show_input_messages, show_table, word_pills
+from ui.frame import frame, show_input_messages, show_table, word_pills
+from ui.text import md_escape
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence, as on the ELMo page
 

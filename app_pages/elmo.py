@@ -16,7 +16,8 @@ from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from lab.vectors import INPUT_LAYER
 from ui import charts, clicks, model_cache, state
 from ui import quiz_gate
-from ui.frame import explain, frame, layer_table, md_code, md_escape, show_input_messages, show_table, word_pills
+from ui.frame import explain, frame, layer_table, show_input_messages, show_table, word_pills
+from ui.text import md_code, md_escape
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
 MAP_WORDS = 48  # per map, as the BERT page's: whole, a long input's map is an unreadable smear of labels

@@ -16,7 +16,7 @@ from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
 from lab.vectors import INPUT_LAYER
 from tests.conftest import ROOT
-from ui.frame import md_escape
+from ui.text import md_escape
 from tests.specs import OLD_INPUT_NAMES, chart, chart_keyed, tables, ticks, use_map_dots, use_source, values
 
 A = "The central bank raised interest rates yesterday."

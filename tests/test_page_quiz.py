@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 from tests.specs import tables
 from tests.test_page_bert import A, B, expected_curve
 from tests.test_page_elmo import NAMES, defaults_out, elmo, expected, mix_of  # noqa: F401 - fixtures
-from ui.frame import md_escape
+from ui.text import md_escape
 
 
 def run(page: str, **params) -> AppTest:

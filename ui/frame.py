@@ -15,7 +15,7 @@ import streamlit as st
 from lab import sources
 from lab.tokenize import DEFAULT_A, DEFAULT_B, MAX_INPUT_CHARS, prepare_text
 from ui import state
-from ui.text import md_code, md_escape  # noqa: F401 - pages take them from here too
+from ui.text import md_escape
 CUSTOM = "custom"
 
 _PROJECTOR_CSS = """

@@ -19,7 +19,7 @@ import streamlit as st
 from lab import models as lab_models
 from lab import serving, sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
-from ui.frame import md_code, md_escape
+from ui.text import md_code, md_escape
 from ui.server.memory import freeze_heap
 
 _LOG = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ import streamlit as st
 
 from lab.quiz import Question
 from ui import state
-from ui.frame import md_escape
+from ui.text import md_escape
 
 
 def active() -> bool:

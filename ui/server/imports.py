@@ -32,7 +32,7 @@ PAGE_MODULES = (
     "lab.analysis", "lab.elmo_vs_bert", "lab.figures", "lab.models", "lab.quiz", "lab.senses", "lab.sources",
     "lab.stored",
     "lab.tokenize", "lab.vectors", "lab.views",
-    "ui.charts", "ui.clicks", "ui.frame", "ui.model_cache", "ui.pages", "ui.quiz_gate", "ui.state",
+    "ui.charts", "ui.clicks", "ui.frame", "ui.model_cache", "ui.pages", "ui.quiz_gate", "ui.state", "ui.text",
 )
 # ... and what running a model imports (TensorFlow and the model families).
 MODEL_MODULES = (
