@@ -9,9 +9,9 @@ its own row and column, and a clicked cell maps back to a position.
 ``projector=True`` is the classroom style: large type, thick lines, high-contrast,
 colour-blind-safe colour scales.
 
-One module per figure family (``heatmaps``, ``layers``, ``attention``, ``comparison``), on
-the shared ``theme`` and ``layout``; every public name is available here, as
-``figures.heatmap``.
+One module per figure family (``heatmaps``, ``layers``, ``attention``, ``comparison``,
+``board``), on the shared ``theme`` and ``layout``; every public name is available here,
+as ``figures.heatmap``.
 """
 
 from lab.figures.theme import (  # noqa: F401 - the package's public names
@@ -85,4 +85,11 @@ from lab.figures.comparison import (  # noqa: F401 - the package's public names
     sense_chart,
     use_map_chart,
     word_curves_chart,
+)
+from lab.figures.board import (  # noqa: F401 - the package's public names
+    NOT_SAID,
+    SEPARATION_TITLE,
+    board_map,
+    hover_text,
+    separation_chart,
 )

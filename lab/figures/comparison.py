@@ -27,6 +27,7 @@ class DepthLine:
     values: Sequence[float]
     colour: int = 0  # index into OKABE_ITO: one colour per model
     dashed: bool = False  # a baseline
+    hover: str = ""  # the points' hovertemplate (%{text}: the layer's name); default: layer, depth, value
 
 
 def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projector: bool = False,
@@ -53,7 +54,7 @@ def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projec
             line={"width": s["line"] * (0.7 if line.dashed else 1), "color": OKABE_ITO[line.colour % 8],
                   "dash": "dash" if line.dashed else "solid"},
             marker={"size": s["marker"] * (0.6 if line.dashed else 1)},
-            hovertemplate="%{text} (depth %{x:.2f}): %{y:.3f}<extra>" + label(line.name) + "</extra>",
+            hovertemplate=line.hover or "%{text} (depth %{x:.2f}): %{y:.3f}<extra>" + label(line.name) + "</extra>",
         ))
     yaxis = {"title": {"text": y_title}, "tickfont": {"size": s["tick"]}}
     if y_range:

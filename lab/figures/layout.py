@@ -26,9 +26,9 @@ def _title(title: str, model_label: str, projector: bool = False, width: float =
     # larger type.
     chars = int(style(projector)["title_chars"] * width)
     heading = "<br>".join(label(line) for line in textwrap.wrap(title, width=int(chars * 0.65)))
-    lines = textwrap.wrap(f"Model: {model_label}", width=chars)[:3]
-    model = "<br>".join(f"<sup>{label(line)}</sup>" for line in lines)
-    return {"text": f"{heading}<br>{model}", "x": 0.0, "xanchor": "left"}
+    lines = textwrap.wrap(f"Model: {model_label}", width=chars)[:3] if model_label else []
+    model = "".join(f"<br><sup>{label(line)}</sup>" for line in lines)  # none where the title names the model
+    return {"text": f"{heading}{model}", "x": 0.0, "xanchor": "left"}
 
 
 def _look() -> dict:
@@ -114,7 +114,7 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
     s = style(projector)
     head = _title(title, model_label, projector, width)
     head["font"] = {"size": s["title"]}
-    n_lines = head["text"].count("<br>")
+    n_lines = max(head["text"].count("<br>"), 1)  # a title without a model line keeps that line's room
     layout = {
         "title": head,
         "font": {"size": s["font"]},
