@@ -3,6 +3,8 @@ the separation of senses per layer, and the board's quiz question."""
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -152,12 +154,13 @@ def test_separation_checks_its_shapes():
 
 
 def _word_run(tokens: list[list[str]], positions=None) -> LayerVectors:
-    """A word-level run (as ELMo's) of ``tokens``: each word's vector at layer n is n + its index."""
+    """A word-level run (as ELMo's) of ``tokens``: each word's vector at layer n is n + a number
+    of the word's own (the same in any row of any batch)."""
     B, T = len(tokens), max(len(t) for t in tokens)
     layers = np.zeros((2, B, T, 3), np.float32)
     for b, sent in enumerate(tokens):
         for t in range(len(sent)):
-            layers[:, b, t] = np.arange(2)[:, None] + 10 * b + t
+            layers[:, b, t] = np.arange(2)[:, None] + zlib.crc32(sent[t].encode()) % 1000
     return LayerVectors("Words", "Words", "test", [" ".join(t) for t in tokens], tokens, tokens,
                         positions or [[[i] for i in range(len(t))] for t in tokens], layers, ["l0", "l1"],
                         np.ones((B, T), np.int32))
@@ -278,3 +281,25 @@ def test_the_board_question_asks_for_the_highest_auc():
         quiz.best_separating({})
     with pytest.raises(ValueError, match="2 ROC AUCs for 1 layers"):
         quiz.best_separating({"M": (["x"], [0.1, 0.2])})
+
+
+def test_the_cache_can_be_shared_between_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Words:
+        def run(self, tokens):
+            return _word_run(tokens)
+
+    cache = board.UseVectors(max_entries=50)
+    texts = [f"w{i} bank x{i}" for i in range(40)]
+
+    def board_of(k: int) -> np.ndarray:
+        part = texts[k % 10 : k % 10 + 20]
+        return cache.vectors(Words(), "elmo", "words", "first", part, [1] * len(part), batch=3)
+
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(board_of, range(40)))
+    for k, v in enumerate(got):
+        part = texts[k % 10 : k % 10 + 20]
+        np.testing.assert_array_equal(v, board.use_vectors(_word_run([t.split() for t in part]), [1] * len(part)))
+    assert len(cache) <= 50

@@ -86,7 +86,7 @@ class UseVectors:
     def __init__(self, max_entries: int = USES_KEPT):
         self.max_entries = max_entries
         self._entries: OrderedDict[tuple, np.ndarray] = OrderedDict()  # key -> (N, C)
-        self._layer_names: dict[tuple[str, str], list[str]] = {}
+        self._models: dict[tuple[str, str], tuple[list[str], int]] = {}  # (family, source) -> layer names, C
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -95,9 +95,9 @@ class UseVectors:
     def layer_names(self, family: str, source: str) -> list[str]:
         """The layer names of the model ``(family, source)`` (``out.layer_names``), once it has run here."""
         with self._lock:
-            if (family, source) not in self._layer_names:
+            if (family, source) not in self._models:
                 raise KeyError(f"no {family} model from {source} has run here yet")
-            return list(self._layer_names[(family, source)])
+            return list(self._models[(family, source)][0])
 
     def vectors(self, model, family: str, source: str, pool: str, texts: Sequence[str], uses: Sequence[int],
                 batch: int = 32) -> np.ndarray:
@@ -123,7 +123,7 @@ class UseVectors:
             out = _run(model, family, [k[3] for k in part])
             computed = use_vectors(out, [k[4] for k in part], pool)  # (N, b, C)
             with self._lock:
-                self._layer_names[(family, source)] = list(out.layer_names)
+                self._models[(family, source)] = (list(out.layer_names), computed.shape[-1])
                 for i, key in enumerate(part):
                     found[key] = self._entries[key] = computed[:, i].copy()  # (N, C), not a view of the run
                     self._entries.move_to_end(key)
@@ -131,9 +131,8 @@ class UseVectors:
                     self._entries.popitem(last=False)
         if not keys:
             with self._lock:
-                shape = next((v.shape for k, v in self._entries.items() if k[:2] == (family, source)), None)
-                n = len(self._layer_names.get((family, source), []))
-            return np.zeros((n, 0, shape[1] if shape else 0), np.float32)
+                names, C = self._models.get((family, source), ([], 0))
+            return np.zeros((len(names), 0, C), np.float32)
         return np.stack([found[k] for k in keys], axis=1)  # U x (N, C) -> (N, U, C)
 
 
@@ -242,9 +241,10 @@ def frames(vectors: np.ndarray, ids: Sequence[int], layer_names: Sequence[str],
 # --- how well each layer sorts the senses ----------------------------------------------------
 
 
-# Labelled sentences per sense, for two senses, before the board shows a separation. With
-# 3 + 3 there are 6 same-sense pairs and 9 across; with 2 + 2, 2 and 4, and one sentence
-# more or less moves the ROC AUC by a quarter or more: a swing that reads as a finding.
+# Labelled sentences per sense, for two senses, before the board shows a separation: with
+# fewer, one sentence swings the ROC AUC by a lot, and the swing reads as a finding. With
+# 2 + 2 sentences there are 2 same-sense pairs and 4 across, 8 comparisons, each worth an
+# eighth of the AUC; with 3 + 3, 6 and 9 pairs, 54 comparisons.
 MIN_PER_SENSE = 3
 
 
