@@ -36,6 +36,9 @@ _BLURBS = {
     "compare": "One word through both models on a shared depth axis, each layer read against its "
                "anisotropy baseline; its nearest neighbours and a map of its uses in a reference corpus, "
                "and the sense test.",
+    "board": "The room writes sentences with one word; the projector shows every use, layer by layer, "
+             "in both models, sorting itself by sense.",
+    "join": "A student's page: join a class board by its code and write a sentence.",
 }
 
 PAGES = tuple(
@@ -47,6 +50,8 @@ PAGES = tuple(
         ("elmo", "ELMo layers", ":material/layers:"),
         ("attention", "Transformer attention", ":material/hub:"),
         ("compare", "ELMo vs BERT", ":material/compare_arrows:"),
+        ("board", "Class board", ":material/groups:"),
+        ("join", "Join a board", ":material/login:"),
     )
 )
 

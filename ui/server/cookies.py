@@ -64,6 +64,6 @@ def browser_id() -> str:
     blocked, a test without a browser), this session's own identifier, kept for the
     session."""
     value = st.context.cookies.get(COOKIE)
-    if value:
+    if isinstance(value, str) and value:  # (AppTest's context has no cookies of its own)
         return "c:" + value[:64]
     return "s:" + st.session_state.setdefault("_browser_id", secrets.token_urlsafe(16))
