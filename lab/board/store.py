@@ -16,6 +16,7 @@ import contextlib
 import json
 import math
 import os
+import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +111,22 @@ def board_url() -> str:
     return url
 
 
+def _wal(cursor) -> None:
+    """Put the database in WAL mode (it stays so, in the file). SQLite does not wait for a
+    busy timeout while another connection switches a new file to WAL, so when several
+    servers or threads open a new database at once, retry for that long."""
+    deadline = time.monotonic() + SQLITE_BUSY_SECONDS
+    while True:
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def make_engine(url: str) -> sa.Engine:
     """An engine for ``url``; for SQLite, one set up for several writers:
 
@@ -129,7 +146,7 @@ def make_engine(url: str) -> sa.Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_SECONDS * 1000}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        _wal(cursor)
         cursor.execute("PRAGMA synchronous = NORMAL")  # durable in WAL mode but for power loss
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
