@@ -22,8 +22,9 @@ os.environ["LAB_STORED_RUNS"] = "0"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# Browser fixtures (app_server, browser, page) for the @pytest.mark.browser tests.
-pytest_plugins = ["tests.browser"]
+# Browser fixtures (app_server, browser, page) for the @pytest.mark.browser tests, and a
+# throwaway PostgreSQL cluster (postgres, postgres_url, fresh_postgres_url) for the boards.
+pytest_plugins = ["tests.browser", "tests.postgres"]
 
 TOY_VOCAB = [
     "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ",", "!", "?", "'",
