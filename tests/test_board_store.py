@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 
@@ -63,12 +64,12 @@ def new_board(s: BoardStore, word="bank", senses=("money", "river"), **kwargs):
     return s.create(word, senses, bert_source="embedded", elmo_source="embedded", **kwargs)
 
 
+_tokens = itertools.count()
+
+
 def send(s: BoardStore, board, text="The bank was closed.", sense=None, *, browser="b1", token=None):
-    send.n += 1
-    return s.submit(board.id, text, sense, browser=browser, token=token or f"t{send.n}")
-
-
-send.n = 0
+    """Submit as a fresh click (a new token) unless ``token`` is given."""
+    return s.submit(board.id, text, sense, browser=browser, token=token or f"t{next(_tokens)}")
 
 
 def refusal(call) -> Refused:
@@ -157,6 +158,8 @@ def test_refused_submissions_change_nothing(boards):
     assert send(boards, board).entry.number == 2  # refusals took no number
     assert refusal(lambda: boards.submit(board.id + 99, "bank", None, browser="b", token="t")).reason == "no_board"
     assert boards.revision(board.id + 99) is None
+    with pytest.raises(ValueError, match="pool"):
+        new_board(boards, pool="x" * 33)
     plain, _ = new_board(boards, "rock", ())
     assert refusal(lambda: send(boards, plain, "A rock.", "stone")).reason == "bad_sense"
     with pytest.raises(ValueError):

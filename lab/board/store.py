@@ -329,14 +329,19 @@ class BoardStore:
         """
         word = rules.clean_word(word)
         senses = rules.clean_senses(senses)
+        settings = {"bert_source": str(bert_source), "elmo_source": str(elmo_source), "pool": str(pool)}
+        for name, value in settings.items():  # PostgreSQL refuses longer text; SQLite would keep it
+            if len(value) > boards.c[name].type.length:
+                raise ValueError(f"{name} is longer than {boards.c[name].type.length} characters")
         key = rules.new_key()
         now = self.clock()
         with _write(self.engine, _CREATE_LOCK) as conn:
             self._purge(conn, now)
             open_now = conn.scalar(sa.select(sa.func.count()).select_from(boards).where(boards.c.expires > now))
             if open_now >= self.max_open:
-                raise Refused("too_many_boards", f"This server already holds {open_now} open boards, its limit. "
-                                                 "Try again when older boards expire, or ask whoever runs it.")
+                raise Refused("too_many_boards", f"There are already {open_now} open boards, the most this "
+                                                 "Context Lab keeps at once. Try again when older boards "
+                                                 "expire, or ask whoever runs it to raise LAB_BOARD_MAX_OPEN.")
             for _ in range(50):  # 64 million codes, a few hundred taken: a repeat is rare
                 code = rules.new_code()
                 if conn.scalar(sa.select(boards.c.id).where(boards.c.code == code)) is None:
@@ -344,8 +349,8 @@ class BoardStore:
             else:
                 raise RuntimeError("no free board code found")
             board_id = conn.execute(boards.insert().values(
-                code=code, word=word, senses=json.dumps(list(senses)), bert_source=str(bert_source),
-                elmo_source=str(elmo_source), pool=str(pool), key_hash=rules.key_hash(key), created=now,
+                code=code, word=word, senses=json.dumps(list(senses)), **settings,
+                key_hash=rules.key_hash(key), created=now,
                 expires=now + self.days * 86400, is_open=True, hold=bool(hold), revision=0, next_number=1,
             ).returning(boards.c.id)).scalar_one()
             board = _board(conn.execute(sa.select(boards).where(boards.c.id == board_id)).one())
