@@ -22,21 +22,21 @@ from lab.board.store import Board, Entry, NotTeacher
 from lab.models import FAMILY_NAMES
 from ui import board as ub
 from ui import charts, model_cache, quiz_gate, state
-from ui.frame import frame
+from ui.frame import explain, frame
 from ui.text import md_escape
 
 FAMILIES = ("bert", "elmo")
 POLL_S = 1.0  # the projector asks the board's revision this often, and redraws when it moved
 MODERATION_POLL_S = 2.0
 
-fr = frame("Class board")
-state.register(board="", board_layer_bert=-1, board_layer_elmo=-1)
-st.title("Class board")
+fr = frame("Class board", sentences=False)
+state.register(board="", board_layer_bert=-1, board_layer_elmo=-1, board_qr=True)
 
 
 def create_form() -> None:
     """The word, its senses (a preset fills both) and the board's options; creating it keeps
     the teacher key in this session and puts the board's code in the address bar."""
+    st.title("Class board")
     st.markdown("Ask the room to write a sentence with one word, each saying which sense they mean; "
                 "the projector then shows every use of the word, layer by layer, in BERT and in ELMo.")
     with st.container(border=True):
@@ -85,29 +85,33 @@ def open_form() -> None:
 
 
 def join_panel(board: Board) -> None:
-    """The code to read aloud, the join link and its QR code (large in projector mode)."""
+    """The code to read aloud and the join link, with its QR code (large in projector mode)
+    until the teacher hides it once the room has joined."""
     base, choices = ub.app_base(links.BOARD_PAGE)
-    if choices:
-        pick = st.selectbox("Students' phones cannot reach “localhost”: this machine's address on the network",
-                            choices, key="_board_host",
-                            help="The server must listen on that address: start it with "
-                                 "`--server.address 0.0.0.0` (or set LAB_PUBLIC_URL behind a proxy).")
-        base = pick
-    elif base and links.is_local(base):
-        st.warning("This machine has no network address a phone could reach: students need the app on "
-                   "an address of your network (or LAB_PUBLIC_URL behind a proxy).")
-    if base is None:
-        st.caption(f"Join code: **{rules.format_code(board.code)}**")
-        return
-    join = links.join_link(base, board.code)
-    qr, text = st.columns([2, 3] if fr.projector else [1, 3])
-    with qr:
-        st.image(links.qr_png(join, scale=12 if fr.projector else 6), caption="Scan to join",
-                 width="stretch")
+    code = rules.format_code(board.code)
+    show_qr = state.get("board_qr")
+    qr, text = st.columns([2, 3] if fr.projector else [1, 3]) if show_qr else (None, st.container())
     with text:
-        st.markdown(f"Join at **{md_escape(base)}/{links.JOIN_PAGE}** with the code")
-        st.markdown(f"# `{rules.format_code(board.code)}`")
-        st.code(join, language=None, wrap_lines=True)
+        if choices:
+            base = st.selectbox("Phones cannot reach “localhost”: the address of this machine that they use",
+                                choices, key="_board_host",
+                                help="The server must listen on that address: start it with "
+                                     "`--server.address 0.0.0.0` (or set LAB_PUBLIC_URL behind a proxy).")
+        elif base and links.is_local(base):
+            st.warning("This machine has no network address a phone could reach: students need the app on an "
+                       "address of your network (or LAB_PUBLIC_URL behind a proxy).")
+        if base:
+            st.markdown(f"Join at **{md_escape(base)}/{links.JOIN_PAGE}** with the code")
+        else:
+            st.markdown("Join with the code")
+        st.markdown(f"# `{code}`")
+        if base:
+            st.code(links.join_link(base, board.code), language=None, wrap_lines=True)
+        state.widget(st.toggle, "board_qr", "QR code", help="Hide it once the room has joined: the maps move up.")
+    if show_qr and base:
+        with qr:
+            st.image(links.qr_png(links.join_link(base, board.code), scale=12 if fr.projector else 6),
+                     caption=f"Scan to join · {code}", width="stretch")
 
 
 def teacher_links(board: Board, key: str) -> None:
@@ -181,6 +185,12 @@ def projector_view(board: Board) -> None:
             title = f"{FAMILY_NAMES[family]} · {names[layer]}"
             charts.show(figures.board_map(shown, texts, senses, board.senses, title, projector=fr.projector),
                         key=f"board_map_{family}")
+    explain(f"Each dot is one sentence's “{md_escape(board.word)}”, coloured by the sense its writer chose; "
+            "hover for the sentence. The dots are placed by the first two principal components of that "
+            "layer's vectors (as unit vectors: close dots have a high cosine), a map that is the same every time "
+            "it is drawn. Each picture is turned (rotated or mirrored, never stretched) to match the one drawn "
+            "before, when sentences arrive or the layer changes, so what moves is what the model does.",
+            fr.projector)
     separation_section(board, found, senses)
 
 
@@ -313,10 +323,10 @@ def show_board(code: str) -> None:
     if problem:
         st.warning(problem)
     key = ub.teacher_key(board)
-    st.markdown(f"### The uses of “{md_escape(board.word)}”"
-                + (f" · senses: {md_escape(' / '.join(board.senses))}" if board.senses else ""))
-    st.caption(f"BERT: **{md_escape(board.bert_source)}** · ELMo: **{md_escape(board.elmo_source)}** "
-               f"(the models this board was made with)")
+    st.title(f"Class board: “{board.word}”")
+    st.caption((f"Senses: **{md_escape(' / '.join(board.senses))}** · " if board.senses else "")
+               + f"BERT: **{md_escape(board.bert_source)}** · ELMo: **{md_escape(board.elmo_source)}** "
+               "(the models this board was made with)")
     join_panel(board)
     if key:
         teacher_links(board, key)

@@ -109,8 +109,10 @@ def _source_picker(family: str, title: str, shared: bool) -> tuple[str, list[str
     return text.strip() or sources.EMBEDDED, notices
 
 
-def frame(page_title: str) -> Frame:
-    """Draw the shared sidebar and return its values; call once at the top of each page."""
+def frame(page_title: str, sentences: bool = True) -> Frame:
+    """Draw the shared sidebar and return its values; call once at the top of each page.
+    Without ``sentences`` (a page that reads none: the class board's), the sentence boxes
+    are left out and the link's sentences kept as they are."""
     state.link_notices()  # here, at the top: the link's values the page cannot show, and what it shows
     state.register(a=DEFAULT_A, b=DEFAULT_B, proj=False, quiz=False)
     with st.sidebar:
@@ -123,9 +125,10 @@ def frame(page_title: str) -> Frame:
         quiz = state.widget(st.toggle, "quiz", "Quiz mode",
                             help="Main figures stay hidden behind a question built from their numbers "
                                  "until you press Reveal.")
-        st.caption("Type two sentences, then click words on the page.")
-        state.widget(st.text_area, "a", "Sentence A", height=80)
-        state.widget(st.text_area, "b", "Sentence B", height=80)
+        if sentences:
+            st.caption("Type two sentences, then click words on the page.")
+            state.widget(st.text_area, "a", "Sentence A", height=80)
+            state.widget(st.text_area, "b", "Sentence B", height=80)
         st.markdown("**Models**")
         shared = sources.shared_server()
         bert_source, bert_notes = _source_picker("bert", "BERT", shared)
