@@ -4,6 +4,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
+# ADDRESS=0.0.0.0 serves on this machine's network too (Streamlit's own default otherwise)
+ADDRESS ?=
 
 export TF_CPP_MIN_LOG_LEVEL := 2
 
@@ -29,7 +31,7 @@ prepare: $(STAMP)
 
 run: $(STAMP)
 	$(PY) -m lab prepare || echo "(not prepared; the app computes these views when opened)"
-	$(PY) -m streamlit run serve.py --server.port $(PORT)
+	$(PY) -m streamlit run serve.py --server.port $(PORT) $(if $(ADDRESS),--server.address $(ADDRESS))
 
 test: $(STAMP)
 	$(PY) -m pytest tests

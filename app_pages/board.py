@@ -96,7 +96,7 @@ def join_panel(board: Board) -> None:
             base = st.selectbox("Phones cannot reach “localhost”: the address of this machine that they use",
                                 choices, key="_board_host",
                                 help="The server must listen on that address: start it with "
-                                     "`--server.address 0.0.0.0` (or set LAB_PUBLIC_URL behind a proxy).")
+                                     "`make run ADDRESS=0.0.0.0` (or set LAB_PUBLIC_URL behind a proxy).")
         elif base and links.is_local(base):
             st.warning("This machine has no network address a phone could reach: students need the app on an "
                        "address of your network (or LAB_PUBLIC_URL behind a proxy).")
