@@ -21,7 +21,7 @@ from lab.board import analysis, links, rules
 from lab.board.store import Board, Entry, NotTeacher
 from lab.models import FAMILY_NAMES
 from ui import board as ub
-from ui import charts, model_cache, quiz_gate, state
+from ui import charts, quiz_gate, state
 from ui.frame import explain, frame
 from ui.text import md_escape
 
@@ -126,21 +126,6 @@ def teacher_links(board: Board, key: str) -> None:
         st.code(links.projector_link(base, board.code), language=None, wrap_lines=True)
 
 
-def visible_entries(board: Board) -> list[Entry]:
-    return ub.store().entries(board.id, hidden=False, held=False)
-
-
-def room_vectors(board: Board, entries: list[Entry]) -> dict[str, tuple[list[str], object]]:
-    """Each model's (layer names, (N, U, C) vectors) of the visible uses; a model that cannot
-    load says why and stops the view."""
-    found = {}
-    texts, uses = [e.text for e in entries], [e.use_index for e in entries]
-    for family, source in (("bert", board.bert_source), ("elmo", board.elmo_source)):
-        model = model_cache.model(family, source)  # one that cannot load: says so, and the embedded one
-        found[family] = ub.use_vectors(model, family, model.source, board.pool, texts, uses)
-    return found
-
-
 def layer_slider(family: str, names: list[str]) -> int:
     key = f"board_layer_{family}"
     if not (0 <= state.get(key) < len(names)):
@@ -149,54 +134,52 @@ def layer_slider(family: str, names: list[str]) -> int:
                         format_func=lambda i: names[i])
 
 
-def aligned(family: str, layer: int, names: list[str], vectors, ids: tuple[int, ...]) -> analysis.Frame:
-    """The frame of ``family``'s uses at ``layer``, turned to match the frame this view drew
-    before (another layer, or fewer sentences): what moves is what the model does."""
-    key = f"_board_frame_{family}"
-    previous = st.session_state.get(key)
-    made = analysis.frame(vectors[layer], ids, names[layer], previous)
-    st.session_state[key] = made
-    return made
+def board_map(family: str, layer: int, shown: ub.Room, board: Board):
+    """``family``'s map of the uses at ``layer``, turned to match the map this view drew
+    before (another layer, or fewer sentences): what moves is what the model does. Built
+    once per revision, layer and mode; a poll that changed nothing draws the same figure."""
+    key = (shown.revision, layer, fr.projector)
+    kept = st.session_state.get(f"_board_fig_{family}")
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    names, vectors = shown.found[family]
+    previous = st.session_state.get(f"_board_frame_{family}")
+    made = analysis.frame(vectors[layer], tuple(e.id for e in shown.entries), names[layer], previous)
+    st.session_state[f"_board_frame_{family}"] = made
+    fig = figures.board_map(made, [e.text for e in shown.entries], shown.senses, board.senses,
+                            f"{FAMILY_NAMES[family]} · {names[layer]}", projector=fr.projector)
+    st.session_state[f"_board_fig_{family}"] = (key, fig)
+    return fig
 
 
 def projector_view(board: Board) -> None:
-    """Counts, both models' maps at their chosen layers, and the separation chart; redrawn
-    only when the board's revision moved or a control changed."""
-    entries = visible_entries(board)
-    senses = [e.sense for e in entries]
-    held = board.hold and any(not e.approved for e in ub.store().entries(board.id, hidden=False))
+    """Counts, both models' maps at their chosen layers, and the separation chart."""
+    shown = ub.room(board)
     counts = st.columns(3)
-    counts[0].metric("Sentences on the board", len(entries))
-    counts[1].metric("With a sense", sum(s is not None for s in senses))
+    counts[0].metric("Sentences on the board", len(shown.entries))
+    counts[1].metric("With a sense", sum(s is not None for s in shown.senses))
     counts[2].metric("Submissions", "open" if board.is_open else "closed")
-    if held:
-        st.caption("Some sentences wait for the teacher's approval.")
-    if not entries:
+    if shown.waiting:
+        st.caption(f"{shown.waiting} sentence(s) wait for the teacher's approval.")
+    if not shown.entries:
         st.info(f"No sentences yet. Students open the join link and write a sentence with “{md_escape(board.word)}”.")
         return
-    found = room_vectors(board, entries)
-    ids = tuple(e.id for e in entries)
-    texts = [e.text for e in entries]
     for column, family in zip(st.columns(2), FAMILIES):
-        names, vectors = found[family]
         with column:
-            layer = layer_slider(family, names)
-            shown = aligned(family, layer, names, vectors, ids)
-            title = f"{FAMILY_NAMES[family]} · {names[layer]}"
-            charts.show(figures.board_map(shown, texts, senses, board.senses, title, projector=fr.projector),
-                        key=f"board_map_{family}")
+            layer = layer_slider(family, shown.found[family][0])
+            charts.show(board_map(family, layer, shown, board), key=f"board_map_{family}")
     explain(f"Each dot is one sentence's “{md_escape(board.word)}”, coloured by the sense its writer chose; "
             "hover for the sentence. The dots are placed by the first two principal components of that "
             "layer's vectors (as unit vectors: close dots have a high cosine), a map that is the same every time "
             "it is drawn. Each picture is turned (rotated or mirrored, never stretched) to match the one drawn "
             "before, when sentences arrive or the layer changes, so what moves is what the model does.",
             fr.projector)
-    separation_section(board, found, senses)
+    separation_section(shown)
 
 
-def separation_section(board: Board, found, senses) -> None:
+def separation_section(shown: ub.Room) -> None:
     st.subheader("At which layer does each model sort our sentences the way we did?")
-    tests = {family: analysis.separation(vectors, senses, names) for family, (names, vectors) in found.items()}
+    tests = shown.tests
     first = next(iter(tests.values()))
     if first.auc is None:
         st.info(first.message)

@@ -62,12 +62,18 @@ def sense_pairs(path: Path = PAIRS_FILE) -> list[tuple[str, str, str, int]]:
 
 
 def roc_auc(scores, labels) -> float:
-    """P(score of a positive > score of a negative), ties counting half (Mann-Whitney)."""
+    """P(score of a positive > score of a negative), ties counting half (Mann-Whitney).
+
+    From the positives' rank sum (ties given their average rank), in O(n log n): a class
+    board of 300 sentences has 45,000 pairs, and comparing every positive pair with every
+    negative one would be a billion comparisons per layer."""
     scores, labels = np.asarray(scores, float), np.asarray(labels, int)
-    pos, neg = scores[labels == 1], scores[labels == 0]
-    greater = (pos[:, None] > neg[None, :]).sum()
-    ties = (pos[:, None] == neg[None, :]).sum()
-    return float((greater + 0.5 * ties) / (len(pos) * len(neg)))
+    pos = labels == 1
+    n_pos, n_neg = int(pos.sum()), int((labels == 0).sum())
+    _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
+    ranks = (np.cumsum(counts) - (counts - 1) / 2.0)[inverse]  # 1-based, ties averaged
+    u = ranks[pos].sum() - n_pos * (n_pos + 1) / 2.0  # pairs a positive wins, ties half
+    return float(u / (n_pos * n_neg))
 
 
 def best_sense_auc(by_layer: dict[str, float]) -> float:

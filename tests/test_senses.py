@@ -36,6 +36,19 @@ def test_roc_auc():
     assert senses.roc_auc([0.3, 0.9, 0.5], [1, 1, 0]) == 0.5
 
 
+def test_roc_auc_equals_counting_every_pair():
+    """The rank-sum AUC is the share of (positive, negative) pairs a positive wins, ties half."""
+    rng = np.random.default_rng(0)
+    for n in (5, 40, 301):
+        scores = rng.integers(0, 12, n) / 4.0  # many ties
+        labels = rng.integers(0, 2, n)
+        labels[:2] = (0, 1)
+        pos, neg = scores[labels == 1], scores[labels == 0]
+        counted = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (
+            len(pos) * len(neg))
+        assert senses.roc_auc(scores, labels) == pytest.approx(counted, abs=1e-12)
+
+
 def test_best_layers():
     by_layer = {"word_emb": 0.5, "lstm_outputs1": 0.7, "lstm_outputs2": 0.6, "elmo": 0.72,
                 "context1": 0.81, "context2": 0.79}

@@ -13,11 +13,15 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from dataclasses import dataclass
+
+import numpy as np
 
 import streamlit as st
 
-from lab.board import links, rules
-from lab.board.store import Board, BoardStore
+from lab.board import analysis, links, rules
+from lab.board.store import Board, BoardStore, Entry
+from ui import model_cache
 from ui.server import cookies
 from ui.text import md_escape
 
@@ -126,7 +130,6 @@ def use_vectors(model, family: str, source: str, pool: str, texts: list[str], us
 def board_run(board: Board, family: str, entries) -> object:
     """``LayerVectors`` of ``entries``' sentences (one row each) for the ``.npz`` download."""
     from lab.tokenize import split_words
-    from ui import model_cache
 
     source = board.bert_source if family == "bert" else board.elmo_source
     model = model_cache.model(family, source)
@@ -147,3 +150,42 @@ def new_token() -> str:
 def log_failure(what: str, exc: BaseException) -> None:
     """Log ``exc`` with its traceback (the page says, in its own words, what did not happen)."""
     logging.getLogger(__name__).error("%s failed", what, exc_info=exc)
+
+
+@dataclass(frozen=True)
+class Room:
+    """What the projector draws at one revision of a board: the visible sentences, each
+    model's (layer names, (N, U, C) vectors) of their uses, and each model's separation."""
+
+    revision: tuple[int, int]  # (board id, revision)
+    entries: list[Entry]
+    waiting: int  # sentences held for the teacher's approval
+    found: dict[str, tuple[list[str], np.ndarray]]
+    tests: dict[str, analysis.Separation]
+
+    @property
+    def senses(self) -> list[str | None]:
+        return [e.sense for e in self.entries]
+
+
+def room(board: Board) -> Room:
+    """The board at its revision, read and computed once per revision in this session: the
+    projector polls every second, and a poll that finds the same revision reads nothing
+    more. A model that cannot load says why and stops the view."""
+    at = (board.id, board.revision)
+    kept = st.session_state.get("_board_room")
+    if kept is not None and kept.revision == at:
+        return kept
+    every = store().entries(board.id, hidden=False)
+    entries = [e for e in every if e.approved]
+    found, tests = {}, {}
+    if entries:
+        texts, uses, senses = [e.text for e in entries], [e.use_index for e in entries], [e.sense for e in entries]
+        for family, source in (("bert", board.bert_source), ("elmo", board.elmo_source)):
+            model = model_cache.model(family, source)  # one that cannot load: says so, and the embedded one
+            names, vectors = use_vectors(model, family, model.source, board.pool, texts, uses)
+            found[family] = (names, vectors)
+            tests[family] = analysis.separation(vectors, senses, names)
+    made = Room(at, entries, len(every) - len(entries), found, tests)
+    st.session_state["_board_room"] = made
+    return made
