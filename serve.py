@@ -1,15 +1,44 @@
 """The server: Context Lab's app (app.py) as an ASGI app, `streamlit run serve.py`.
 
 Streamlit runs app.py for every session as it would under `streamlit run app.py`; this
-entry adds what only the server can: the app's own message for an exception no page
-caught, widget callbacks' included (``ui.errors.on_script_error``), and the anonymous
-cookie that tells the class board's students' browsers apart (``ui.server.cookies``).
+entry adds what only the server can:
+
+- the app's own message for an exception no page caught, widget callbacks' included
+  (``ui.errors.on_script_error``);
+- the anonymous cookie that tells the class board's students' browsers apart
+  (``ui.server.cookies``);
+- the start-up warm-up, begun at launch rather than at the first visit, so that a server
+  behind a proxy is warm before its first tab (``ui.server.warmup``);
+- ``/_lab/ready``, which answers 200 "ready" once the server is warm (models loaded, the
+  common BERT lengths compiled) and 503 with "starting" or "answering" until then.
+  ``/_stcore/health`` stays Streamlit's: it says the server answers, not that it is warm.
 """
+
+import contextlib
 
 import streamlit as st
 from starlette.middleware import Middleware
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from ui.errors import on_script_error
+from ui.server import warmup
 from ui.server.cookies import BrowserCookie
 
-app = st.App("app.py", on_script_error=on_script_error, middleware=[Middleware(BrowserCookie)])
+READY_PATH = "/_lab/ready"
+
+
+async def ready(request):
+    state = warmup.status()
+    return PlainTextResponse(state, status_code=200 if state == "ready" else 503,
+                             headers={"Cache-Control": "no-store"})
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    warmup.start()
+    yield
+
+
+app = st.App("app.py", on_script_error=on_script_error, middleware=[Middleware(BrowserCookie)],
+             routes=[Route(READY_PATH, ready, methods=["GET", "HEAD"])], lifespan=lifespan)

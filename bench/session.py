@@ -29,8 +29,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from ui.server.warmup import DONE_LINE
+
+from ui.server.warmup import READY_LINE
 TICK = os.sysconf("SC_CLK_TCK")
+
+# What checkouts before ``READY_LINE`` printed at the end of the warm-up (the compiles still running)
+OLD_DONE_LINE = "Context Lab: start-up warm-up done"
 
 # Sentences a session has not seen: a new view needs a model run, not a cache hit.
 SUBJECTS = ["The central bank", "A fisherman", "The old teacher", "My neighbour", "The pilot", "A young nurse",
@@ -154,24 +158,27 @@ class Server:
         return time.monotonic() - t0
 
     def wait_warm(self, timeout: float = 300) -> float:
-        """Wait until the app's start-up warm-up has ended (its line in the server's log,
-        ``ui.server.warmup.DONE_LINE``), then until the server is quiet (the buckets it compiles in
-        the background); returns the seconds waited. The warm-up waits for a first page and
-        then pauses, which looks quiet: a server no page has been opened on yet gets one (the
-        home page, over the protocol). A checkout without that line, or a server without the
-        warm-up, waits out the pause instead."""
+        """Wait until the server says it is warm, then until it is quiet; returns the seconds
+        waited. A checkout that prints ``ui.server.warmup.READY_LINE`` says so once the common
+        BERT lengths are compiled; an older one printed only the warm-up's end
+        (``OLD_DONE_LINE``), and compiled for 20-35 s more, which ``wait_quiet`` then waits out.
+        The warm-up waits for a first page and then pauses, which looks quiet: a server no
+        page has been opened on yet gets one (the home page, over the protocol). A checkout
+        with neither line, or a server without the warm-up, waits out the pause instead."""
         t0 = time.monotonic()
         if self.env.get("LAB_WARMUP", "1") != "0":
-            if "DONE_LINE" not in (self.root / "ui" / "warmup.py").read_text():
+            code = "".join(p.read_text() for p in self.root.glob("ui/**/warmup.py"))
+            line = READY_LINE if "READY_LINE" in code else OLD_DONE_LINE if "DONE_LINE" in code else None
+            if line is None:
                 time.sleep(10.0)  # an older checkout: its pause (at most 6 s), then quiet
             else:
-                if DONE_LINE not in self.log.read_text(errors="replace"):
+                if line not in self.log.read_text(errors="replace"):
                     # in a thread of its own: the caller may be running an event loop (Playwright's)
                     with concurrent.futures.ThreadPoolExecutor(1) as pool:
                         pool.submit(asyncio.run, _open_home(self.url)).result()
-                while DONE_LINE not in self.log.read_text(errors="replace"):
+                while line not in self.log.read_text(errors="replace"):
                     if time.monotonic() - t0 > timeout:
-                        raise RuntimeError(f"no end of the warm-up in {timeout} s:\n{self.log.read_text()[-3000:]}")
+                        raise RuntimeError(f"not warm in {timeout} s:\n{self.log.read_text()[-3000:]}")
                     if self.proc.poll() is not None:
                         raise RuntimeError(f"server exited:\n{self.log.read_text()[-3000:]}")
                     time.sleep(0.2)

@@ -96,10 +96,16 @@ from ui.server import warmup
 warmup.start()
 warmup.first_page_done()  # as app.py says after its first run
 finished = warmup.done.wait(600)
+answering = warmup.status()
+ready = warmup.ready.wait(600)
 bert, bert_error = model_cache.load("bert", sources.EMBEDDED)  # the pages' cache: no second load
 elmo, elmo_error = model_cache.load("elmo", sources.EMBEDDED)
+from lab.models.bert_serving import COMMON_BUCKETS
 print(json.dumps({"finished": finished, "errors": [bert_error, elmo_error], "serving": bert.encoder.serving,
-                  "frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects())}))
+                  "frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects()), "answering": answering,
+                  "ready": ready, "status": warmup.status(),
+                  "compiled": set(COMMON_BUCKETS) <= bert.encoder.compiled,
+                  "queued": bert.encoder.forward._queue.unfinished_tasks}))
 """
     env = dict(os.environ, LAB_WARMUP="1", LAB_BERT_SOURCE="", LAB_ELMO_SOURCE="", TF_CPP_MIN_LOG_LEVEL="2")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
@@ -107,9 +113,14 @@ print(json.dumps({"finished": finished, "errors": [bert_error, elmo_error], "ser
     assert done.returncode == 0, done.stderr[-3000:]
     facts = json.loads(done.stdout.strip().splitlines()[-1])
     assert facts["finished"] and facts["errors"] == [None, None] and facts["serving"]
-    from ui.server.warmup import DONE_LINE
+    from ui.server.warmup import ANSWERING_LINE, READY_LINE
 
-    assert DONE_LINE in done.stderr, "the server's console (and the benchmarks) learn that it has ended"
+    # the console (and the benchmarks, and an administrator) learn first that the server
+    # answers, then that it is warm: every common BERT length compiled, nothing left queued
+    assert facts["answering"] in ("answering", "ready") and ANSWERING_LINE in done.stderr
+    assert facts["ready"] and facts["status"] == "ready" and READY_LINE in done.stderr
+    assert done.stderr.index(ANSWERING_LINE) < done.stderr.index(READY_LINE)
+    assert facts["compiled"] and facts["queued"] == 0, facts
     # what keeps each of Streamlit's collections cheap: the collector walks only what is new
     assert facts["frozen"] > 10 * facts["tracked"], facts
 

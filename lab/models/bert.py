@@ -205,6 +205,10 @@ class BertEncoder(tf.Module):
         """The (B, T) buckets compiled so far."""
         return self.forward.compiled
 
+    def wait_settled(self, timeout: float | None = None) -> bool:
+        """Wait until what ``serve`` queued is traced and compiled (``BucketedForward.wait_settled``)."""
+        return self.forward.wait_settled(timeout)
+
     def _layer(self, x, bias, w):
         """One encoder layer: self-attention, add & norm, feed-forward, add & norm."""
         eps, H = self.config.layer_norm_eps, self.config.num_heads

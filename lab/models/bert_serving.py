@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import queue
 import threading
+import time
 from typing import Callable, Sequence
 
 import numpy as np
@@ -119,15 +120,34 @@ class BucketedForward:
                 job = self._queue.get(timeout=0.1)
             except queue.Empty:
                 continue
-            if callable(job):  # a graph to trace
-                job()
-                continue
-            B, T = job
-            if (B, T) in self._compiled:
-                continue
-            zeros = tf.zeros((B, T), tf.int32)
-            self._forward(zeros, tf.ones((B, T), tf.int32), zeros)  # traces once, compiles (B, T)
-            self._compiled.add((B, T))
+            try:
+                if callable(job):  # a graph to trace
+                    job()
+                    continue
+                B, T = job
+                if (B, T) in self._compiled:
+                    continue
+                zeros = tf.zeros((B, T), tf.int32)
+                self._forward(zeros, tf.ones((B, T), tf.int32), zeros)  # traces once, compiles (B, T)
+                self._compiled.add((B, T))
+            finally:
+                self._queue.task_done()
+
+    def wait_settled(self, timeout: float | None = None) -> bool:
+        """Wait until the background thread has done everything queued so far (traced the
+        graphs, compiled the buckets); True when it has, False on ``timeout`` (seconds).
+        A server is warm only then: until it is, the thread takes most of a small machine's
+        CPU, and a request of a bucket not compiled yet runs on the slower plain graph."""
+        if self._queue is None:
+            return True
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._queue.all_tasks_done:  # Queue.join() with a timeout
+            while self._queue.unfinished_tasks:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._queue.all_tasks_done.wait(left)
+        return True
 
     def _program(self, B: int, T: int):
         """The compiled program when it is there (or when not serving), else the plain graph

@@ -1,15 +1,19 @@
 """Start-up warm-up: what the first person would otherwise wait for, done once per server
 in a background thread.
 
-``start()`` (called by app.py on every run; only the first call does anything) waits for
-the first page to be answered (often from stored runs, without TensorFlow: ``lab.stored``),
-then loads the configured BERT and ELMo into the same cache the pages use
-(``ui.model_cache``; a server's BERT answers eagerly until its graphs are traced and from its
-plain graph until its common length buckets are compiled, both in the background:
-``BertEncoder.serve``), traces ELMo's graphs, builds one figure of
-each kind (Plotly imports and validates its trace classes on first use) and one Arrow
-table. Then it freezes the garbage collector's view of everything loaded so far
-(``gc.freeze``): with TensorFlow, the models and Plotly on the heap, a full collection
+``start()`` (called at launch by serve.py, and by app.py on every run; only the first call
+does anything) waits for the first page to be answered (often from stored runs, without
+TensorFlow: ``lab.stored``), or at most ``FIRST_PAGE_WAIT_S``. It then loads the configured
+BERT and ELMo into the same cache the pages use (``ui.model_cache``; a server's BERT
+answers eagerly until its graphs are traced and from its plain graph until its common
+length buckets are compiled, both in the background: ``BertEncoder.serve``), traces ELMo's
+graphs, builds one figure of each kind (Plotly imports and validates its trace classes on
+first use) and one Arrow table, and prints ``ANSWERING_LINE``. Once the common BERT lengths
+are compiled it prints ``READY_LINE``, and ``status()`` says "ready" (serve.py's
+``/_lab/ready``): until then the compiles take most of a 2-core machine's CPU.
+
+Before ``ANSWERING_LINE`` it freezes the garbage collector's view of everything loaded so
+far (``gc.freeze``): with TensorFlow, the models and Plotly on the heap, a full collection
 takes about 0.45 s of CPU. Streamlit forces one after every script run unless
 ``runner.postScriptGC`` is off (it is, in ``.streamlit/config.toml``), and Keras's
 ``clear_session`` another (``keep_kernel_cache`` skips it). Python still collects on its
@@ -38,8 +42,10 @@ _LOG = logging.getLogger(__name__)
 _started = threading.Event()
 done = threading.Event()  # set when the warm-up has finished (benchmarks wait on it)
 _first_page = threading.Event()  # set when app.py's first run has ended
-# How long the warm-up waits for that first run before going on anyway.
-FIRST_PAGE_WAIT_S = 60.0
+# How long the warm-up waits for that first run before going on anyway. It starts at launch
+# (serve.py): a server that a person opens at once draws its first page before TensorFlow
+# loads; one that nobody opens (behind a proxy, before the lesson) warms itself soon after.
+FIRST_PAGE_WAIT_S = 10.0
 # And then, for the browser to fetch the page's code and draw it: importing TensorFlow
 # holds the interpreter lock for long stretches, and the server's event loop, which sends
 # the page's messages and serves the chart code, waits for it. Of the pauses tried on the
@@ -77,7 +83,9 @@ def keep_kernel_cache() -> None:
 
 
 def start() -> None:
-    """Start the warm-up thread, once per process (unless ``LAB_WARMUP=0``)."""
+    """Start the warm-up thread, once per process (unless ``LAB_WARMUP=0``): at launch
+    (serve.py's lifespan), or at the first run of app.py where that did not start it (a
+    bare `streamlit run app.py`)."""
     if _started.is_set() or not enabled():
         return
     _started.set()
@@ -93,29 +101,52 @@ def first_page_done() -> None:
     _first_page.set()
 
 
-# printed to the server's console when the warm-up ends (the benchmarks wait for it: the
-# warm-up's pause after the first page looks like a quiet server)
-DONE_LINE = "Context Lab: start-up warm-up done"
+# Printed to the server's console: the first when the models are loaded and the server
+# answers every page from them, the second when it is warm (the common BERT lengths
+# compiled, the CPU quiet). Benchmarks and administrators wait for the second; so does the
+# readiness route (``status``, serve.py).
+ANSWERING_LINE = "Context Lab: answering"
+READY_LINE = "Context Lab: ready"
+ready = threading.Event()  # set with READY_LINE
+# How long the warm-up waits for the compiles before it calls the server ready all the
+# same (a compile that never ends must not keep a server out of its pool for ever).
+COMPILE_WAIT_S = 600.0
+
+
+def status() -> str:
+    """"ready" (warm, or no warm-up to wait for: ``LAB_WARMUP=0``), "answering" (the models
+    are loaded and the common BERT lengths compile) or "starting"."""
+    if ready.is_set() or not enabled():
+        return "ready"
+    return "answering" if done.is_set() else "starting"
 
 
 def _warm() -> None:
     t0 = time.monotonic()
+    bert = None
     try:
         from ui.server.imports import import_serially
 
         import_serially()  # not at the same time as a first session's imports (ui.server.imports)
-        _warm_models()
+        bert = _warm_models()
         _warm_figures()
     except Exception:  # noqa: BLE001 - a failed warm-up only means a slower first view
         _LOG.warning("warm-up failed; the first views will be slower", exc_info=True)
     finally:
         freeze_heap()
         done.set()
-        print(f"{DONE_LINE} in {time.monotonic() - t0:.1f} s (models loaded; common BERT lengths compile "
-              "in the background)", file=sys.stderr, flush=True)
+        print(f"{ANSWERING_LINE} (models loaded in {time.monotonic() - t0:.1f} s; the common BERT lengths "
+              "compile in the background)", file=sys.stderr, flush=True)
+    settled = bert is None or bert.encoder.wait_settled(COMPILE_WAIT_S)
+    ready.set()
+    compiled = "" if bert is None else f"; {len(bert.encoder.compiled)} BERT lengths compiled"
+    late = "" if settled else f" (compiling still, after {COMPILE_WAIT_S:.0f} s)"
+    print(f"{READY_LINE} in {time.monotonic() - t0:.1f} s{compiled}{late}", file=sys.stderr, flush=True)
 
 
-def _warm_models() -> None:
+def _warm_models():
+    """Load the configured BERT and ELMo into the pages' cache and run each once; returns
+    the BERT when it compiles its common lengths in the background (else None)."""
     from lab import sources
     from lab.serving import lower_thread_priority
     from ui import frame, model_cache
@@ -140,6 +171,7 @@ def _warm_models() -> None:
 
         elmo.run([["Warm", "up", "."], ["The", "bank", "."]])  # traces the stateless graph
         repeat_runs(elmo, ["The", "bank", "."], 2, 0.1)  # and what the ELMo page runs when its section 4 opens
+    return bert if serve else None
 
 
 def _warm_figures() -> None:

@@ -1,0 +1,52 @@
+"""The server's own routes, on a real server: ``/_lab/ready`` says "ready" only once the
+server is warm (the warm-up begun at launch, without any visitor), while Streamlit's
+``/_stcore/health`` answers as soon as the server does; a page load sets the browser cookie."""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+import urllib.request
+
+from bench.session import Server
+from ui.server.cookies import COOKIE
+from ui.server.warmup import ANSWERING_LINE, READY_LINE
+
+
+def get(url: str, **headers):
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, r.read().decode(), r.headers  # (names case-blind)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(), e.headers
+
+
+def test_ready_only_once_warm_and_health_at_once():
+    with Server(env={"LAB_WARMUP": "1"}) as srv:  # no page is ever opened on it
+        assert get(srv.url + "/_stcore/health")[:2] == (200, "ok")
+        states = []
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            status, body, headers = get(srv.url + "/_lab/ready")
+            states.append((status, body))
+            if status == 200:
+                break
+            assert status == 503 and body in ("starting", "answering"), (status, body)
+            time.sleep(0.5)
+        log = srv.log.read_text()
+        assert states[-1] == (200, "ready"), log[-3000:]
+        assert (503, "starting") in states  # told "not yet" first, not "ready" at launch
+        assert headers.get("Cache-Control") == "no-store"
+        # the console says it too, in that order, and "ready" only once the compiles ended
+        assert ANSWERING_LINE in log and READY_LINE in log and log.index(ANSWERING_LINE) < log.index(READY_LINE)
+        assert "BERT lengths compiled" in log[log.index(READY_LINE):]
+
+
+def test_a_page_load_sets_the_browser_cookie():
+    with Server(env={"LAB_WARMUP": "0"}) as srv:
+        _, _, headers = get(srv.url + "/join", Accept="text/html")
+        assert headers.get("Set-Cookie", "").startswith(f"{COOKIE}=")
+        _, _, again = get(srv.url + "/join", Accept="text/html", Cookie=f"{COOKIE}=abc")
+        assert "Set-Cookie" not in again
+        assert get(srv.url + "/_lab/ready")[:2] == (200, "ready")  # no warm-up: nothing to wait for
