@@ -31,16 +31,16 @@ def _require_browser() -> None:
 
 
 @contextlib.contextmanager
-def serve_app(tmp_path_factory, script: str = ""):
-    """Start the app (serve.py, or another ``script``) with `streamlit run` on a free port
-    (``bench.session.Server``); yield the ``Server`` (``.url`` its base URL, ``.log`` its
-    output)."""
+def serve_app(tmp_path_factory, script: str = "", env: dict | None = None, port: int = 0):
+    """Start the app (serve.py, or another ``script``) with `streamlit run` on ``port`` (a
+    free one when 0) (``bench.session.Server``), ``env`` added to its environment; yield the
+    ``Server`` (``.url`` its base URL, ``.log`` its output)."""
     _require_browser()
     # the ELMo vs BERT page reads a small reference corpus into a fresh cache: its first
     # computation takes seconds, not the minutes of the shipped corpus
     srv = Server(env={"LAB_REFERENCE_CORPUS": str(ROOT / "tests" / "fixtures" / "small_corpus.txt"),
-                      "LAB_CACHE_DIR": str(tmp_path_factory.mktemp("reference_cache"))},
-                 log=tmp_path_factory.mktemp("streamlit") / "server.log", script=script)
+                      "LAB_CACHE_DIR": str(tmp_path_factory.mktemp("reference_cache"))} | (env or {}),
+                 log=tmp_path_factory.mktemp("streamlit") / "server.log", script=script, port=port)
     try:
         try:
             srv.start()
