@@ -17,6 +17,11 @@ from ui import state
 from ui.text import md_escape
 
 NOT_SAID = "not sure"
+# The submission's token lives in the page's address, not in the session: a server that
+# restarts after storing a sentence but before answering leaves the student on a new
+# session; the retry then sends the same token, and the store answers with the sentence
+# it already holds instead of storing it twice.
+TOKEN_PARAM = "sub"
 
 state.register(code="")
 st.title("Join a class board")
@@ -35,13 +40,13 @@ def ask_code() -> None:
 def write(board: Board) -> None:
     """The form: its key changes after each accepted sentence, so a second click on the old
     form's button (a double click) finds no button to press, and the token of a submission
-    stays the same until it was stored: a repeated one is stored once."""
+    stays the same until it was stored (``TOKEN_PARAM``): a repeated one is stored once."""
     st.markdown(f"## Write a sentence with “{md_escape(board.word)}”")
     if not board.is_open:
         st.warning("The teacher has closed this board: it takes no more sentences.")
         return
     generation = st.session_state.setdefault("_join_generation", 0)
-    token = st.session_state.setdefault("_join_token", ub.new_token())
+    token = submission_token()
     with st.form(f"_join_form_{generation}", border=True):
         text = st.text_area("Your sentence", max_chars=rules.MAX_CHARS, height=100,
                             placeholder=f"We sat on the river {board.word}.")
@@ -58,6 +63,13 @@ def write(board: Board) -> None:
         (st.success if kind == "ok" else st.error)(message)
 
 
+def submission_token() -> str:
+    token = st.query_params.get(TOKEN_PARAM, "")
+    if not (0 < len(token) <= 64):
+        token = st.query_params[TOKEN_PARAM] = ub.new_token()
+    return token
+
+
 def submit(board: Board, text: str, sense: str | None, token: str) -> None:
     try:
         done = ub.store().submit(board.id, text, sense, browser=ub.browser_id(), token=token)
@@ -69,11 +81,18 @@ def submit(board: Board, text: str, sense: str | None, token: str) -> None:
         st.session_state["_join_answer"] = ("no", "Your sentence was not stored: the server could not reach "
                                                   "the board just now. Please press Submit again.")
         return
+    st.query_params[TOKEN_PARAM] = ub.new_token()  # the next submission's
+    if done.repeated and done.entry.text != rules.clean_sentence(text):
+        # an earlier submission landed, and its answer was lost (a restart); this text is another
+        st.session_state["_join_answer"] = ("no", f"Your earlier sentence reached the board as number "
+                                                  f"{done.entry.number} before the connection dropped: "
+                                                  f"“{md_escape(done.entry.text)}”. Press Submit again to send "
+                                                  "this one as well.")
+        st.rerun()
     where = " It waits for the teacher's approval." if not done.entry.approved else ""
     st.session_state["_join_answer"] = ("ok", f"Accepted: your sentence is number {done.entry.number} "
                                               f"on the board.{where}")
-    st.session_state["_join_generation"] += 1
-    st.session_state["_join_token"] = ub.new_token()
+    st.session_state["_join_generation"] = st.session_state.get("_join_generation", 0) + 1
     st.rerun()
 
 

@@ -143,7 +143,11 @@ def test_a_repeated_token_stores_one_sentence(boards):
     # the same text from another browser (or another click) is another sentence
     boards.submit(board.id, "The bank.", None, browser="b2", token="other")
     boards.submit(board.id, "The bank.", None, browser="b1", token="click2")
-    assert [e.number for e in boards.entries(board.id)] == [1, 2, 3]
+    # a token is one browser's: the same token from another browser (a join link copied
+    # with its token) is another submission, not a repeat
+    copied = boards.submit(board.id, "A bank by the river.", None, browser="b3", token="click")
+    assert not copied.repeated and copied.entry.text == "A bank by the river."
+    assert [e.number for e in boards.entries(board.id)] == [1, 2, 3, 4]
 
 
 def test_refused_submissions_change_nothing(boards):

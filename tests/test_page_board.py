@@ -285,3 +285,31 @@ def test_a_wrong_code_says_so_and_asks_again(store):
     at = page("join", code="ACEFHK")
     assert "No open board has the code" in answers(at)[1][0]
     assert at.text_input[0].label == "Board code"
+
+
+def test_a_retry_after_a_lost_answer_is_not_stored_twice(store):
+    """A server that stored a sentence and restarted before answering: the student's page
+    reconnects (a new session, the same address and cookie) and sends it again."""
+    board, _ = new_board(store)
+    first = AppTest.from_file(str(ROOT / "app_pages" / "join.py"), default_timeout=300)
+    first.query_params["code"] = board.code
+    first.run()
+    token = param(first, "sub")
+    assert token, "the submission's token is in the page's address"
+    store.submit(board.id, "We sat by the bank.", "river", browser="s:one-browser", token=token)  # no answer
+    again = AppTest.from_file(str(ROOT / "app_pages" / "join.py"), default_timeout=300)
+    again.query_params["code"], again.query_params["sub"] = board.code, token
+    again.session_state["_browser_id"] = "one-browser"  # the same browser (its cookie, in a browser)
+    again.run()
+    submit(again, "We sat by the bank.", "river")
+    assert answers(again) == (["Accepted: your sentence is number 1 on the board."], [])
+    assert len(store.entries(board.id)) == 1
+    assert param(again, "sub") != token  # the next submission gets a token of its own
+    # the same retry with other text: the earlier one is named, and this one sent on request
+    store.submit(board.id, "The bank paid interest.", "money", browser="s:one-browser", token=param(again, "sub"))
+    submit(again, "A heron stood on the bank.", "river")
+    ok, errors = answers(again)
+    assert not ok and "reached the board as number 2" in errors[0] and "The bank paid interest." in errors[0]
+    submit(again, "A heron stood on the bank.", "river")
+    assert answers(again)[0] == ["Accepted: your sentence is number 3 on the board."]
+    assert [e.text for e in store.entries(board.id)][-1] == "A heron stood on the bank."

@@ -81,7 +81,9 @@ sentences = sa.Table(
     sa.Column("approved", sa.Boolean, nullable=False),
     sa.Column("browser", sa.String(128), nullable=False),
     sa.Column("token", sa.String(128), nullable=False),
-    sa.UniqueConstraint("board_id", "token", name="uq_sentences_token"),
+    # a token is one browser's: the join page keeps it in the page's address (it survives a
+    # reconnect), and an address copied to another browser must not make its sentence a repeat
+    sa.UniqueConstraint("board_id", "browser", "token", name="uq_sentences_token"),
     sa.UniqueConstraint("board_id", "number", name="uq_sentences_number"),
     sa.Index("ix_sentences_browser", "board_id", "browser", "created"),
 )
@@ -415,8 +417,9 @@ class BoardStore:
         """Store a student's sentence, or raise ``Refused`` saying why not.
 
         ``browser`` identifies the student's browser (the per-browser limits count it);
-        ``token`` identifies this one submission: sending it again (a double click, a
-        retried request) stores nothing and returns the first one with ``repeated=True``.
+        ``token`` identifies this one submission of this browser: sending it again (a double
+        click, a retry after a lost answer) stores nothing and returns the first one with
+        ``repeated=True``.
         The checks, in order: no_board (missing or expired), closed, full (``MAX_SENTENCES``
         stored, hidden ones included), too_fast (``PER_MINUTE`` from this browser in the
         last minute), browser_limit (``PER_BOARD`` from this browser), bad_sense (not one
@@ -437,6 +440,7 @@ class BoardStore:
                 if row is None:
                     raise Refused("no_board", "This board no longer exists. Ask your teacher for the new code.")
                 same = conn.execute(sa.select(sentences).where(sentences.c.board_id == board_id,
+                                                               sentences.c.browser == browser,
                                                                sentences.c.token == token)).first()
                 if same is not None:
                     raise _Repeated(_entry(same))
@@ -457,6 +461,7 @@ class BoardStore:
             # row lock makes this all but impossible): return what it stored.
             with self.engine.connect() as conn:
                 same = conn.execute(sa.select(sentences).where(sentences.c.board_id == board_id,
+                                                               sentences.c.browser == browser,
                                                                sentences.c.token == token)).first()
             if same is None:
                 raise
