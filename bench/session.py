@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import json
 import os
 import socket
 import subprocess
@@ -223,23 +224,38 @@ class RunResult:
     messages: int
     errors: list[str]
     status: int
+    alerts: list[tuple[str, str]] = field(default_factory=list)  # (SUCCESS/ERROR/WARNING/INFO, text), in order
+    sent: float = 0.0  # time.perf_counter() when the request went out
+
+
+def element_key(element_id: str) -> str:
+    """The user's key in an element's id (``$$ID-<hash>-<key>``; "" for an element without one)."""
+    parts = element_id.split("-", 2)
+    return parts[2] if len(parts) == 3 and parts[2] != "None" else ""
 
 
 class Session:
     """One browser tab's worth of protocol: ``await s.open(page, a, b)``, ``await s.pick(label, i)``."""
 
-    def __init__(self, base_url: str):
+    def __init__(self, base_url: str, cookie: str = ""):
         self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
+        self.cookie = cookie  # a Cookie header, as a browser sends with its websocket ("" none)
         self.ws = None
         self.page = ""
         self.query = ""
         self.widgets: dict[str, Widget] = {}
+        self.charts: dict[str, str] = {}  # Plotly figure JSON of the latest chart drawn under each key
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds between its reruns (run_every)
+        self.on_chart = None  # called as on_chart(key, figure JSON, time.perf_counter()) for each chart received
+        self._due: dict[str, float] = {}  # fragment id -> perf_counter of its next timed rerun (follow)
+        self._alerts: list[tuple[str, str]] = []
 
     async def connect(self) -> None:
         import websockets
 
+        headers = {"Cookie": self.cookie} if self.cookie else None
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None,
-                                           open_timeout=60, ping_interval=None)
+                                           open_timeout=60, ping_interval=None, additional_headers=headers)
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -251,6 +267,7 @@ class Session:
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
         msg = BackMsg(rerun_script=ClientState(query_string=self.query, page_name=self.page, **client_state))
+        self._alerts = []
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         size = count = 0
@@ -262,15 +279,27 @@ class Session:
             count += 1
             fm = ForwardMsg()
             fm.ParseFromString(raw)
-            kind = fm.WhichOneof("type")
-            if kind == "delta":
-                self._note(fm.delta, errors)
-            elif kind == "page_not_found":
-                errors.append(f"page not found: {self.page}")
-            elif kind == "script_finished":
+            kind = self._read(fm, errors)
+            if kind == "script_finished":
                 if fm.script_finished == 2:  # ended early for a rerun: the rerun follows
                     continue
-                return RunResult(time.perf_counter() - t0, size, count, errors, fm.script_finished)
+                return RunResult(time.perf_counter() - t0, size, count, errors, fm.script_finished,
+                                 self._alerts, t0)
+
+    def _read(self, fm, errors: list[str]) -> str:
+        """Note what one ForwardMsg says (widgets, charts, alerts, errors, fragment timers);
+        returns its type."""
+        kind = fm.WhichOneof("type")
+        if kind == "delta":
+            self._note(fm.delta, errors)
+        elif kind == "page_not_found":
+            errors.append(f"page not found: {self.page}")
+        elif kind == "auto_rerun":
+            self.auto_reruns[fm.auto_rerun.fragment_id] = fm.auto_rerun.interval
+        elif kind == "stop_auto_rerun":
+            for fragment_id in fm.stop_auto_rerun.fragment_ids:
+                self.auto_reruns.pop(fragment_id, None)
+        return kind
 
     def _note(self, delta, errors: list[str]) -> None:
         if delta.WhichOneof("type") != "new_element":
@@ -279,6 +308,20 @@ class Session:
         kind = el.WhichOneof("type")
         if kind == "exception":
             errors.append(f"{el.exception.type}: {el.exception.message}")
+        elif kind == "alert":
+            from streamlit.proto.Alert_pb2 import Alert
+
+            self._alerts.append((Alert.Format.Name(el.alert.format), el.alert.body))
+        elif kind == "plotly_chart":
+            key = element_key(el.plotly_chart.id)
+            self.charts[key] = el.plotly_chart.spec
+            if self.on_chart is not None:
+                self.on_chart(key, el.plotly_chart.spec, time.perf_counter())
+        elif kind == "radio":
+            self.widgets[el.radio.label] = Widget(el.radio.id, kind, el.radio.label, list(el.radio.options),
+                                                  delta.fragment_id)
+        elif kind == "button" and el.button.is_form_submitter:
+            self.widgets[el.button.label] = Widget(el.button.id, kind, el.button.label, [], delta.fragment_id)
         elif kind == "button_group":
             bg = el.button_group
             self.widgets[bg.label] = Widget(bg.id, kind, bg.label, [o.content for o in bg.options],
@@ -289,11 +332,16 @@ class Session:
         elif kind == "checkbox":  # st.checkbox and st.toggle
             self.widgets[el.checkbox.label] = Widget(el.checkbox.id, kind, el.checkbox.label, [], delta.fragment_id)
 
-    async def open(self, page: str, a: str, b: str, timeout: float = 120) -> RunResult:
-        """Open ``page`` with sentences ``a`` and ``b`` (a full script run)."""
+    async def open(self, page: str, a: str = "", b: str = "", timeout: float = 120,
+                   query: dict[str, str] | None = None) -> RunResult:
+        """Open ``page`` with sentences ``a`` and ``b``, or with the address's ``query``
+        parameters instead (``{"code": "ACEFHJ"}``): a full script run."""
         self.page = page
-        self.query = urllib.parse.urlencode({"a": a, "b": b})
+        self.query = urllib.parse.urlencode({"a": a, "b": b} if query is None else query)
         self.widgets.clear()
+        self.charts.clear()
+        self.auto_reruns.clear()
+        self._due.clear()
         return await self._rerun(timeout)
 
     async def type(self, texts: dict[str, str], timeout: float = 120) -> RunResult:
@@ -323,6 +371,69 @@ class Session:
         w = self.widgets[label]
         state = WidgetState(id=w.id, bool_value=on)
         return await self._rerun(timeout, widget_states=WidgetStates(widgets=[state]), fragment_id=w.fragment_id)
+
+
+    async def submit_form(self, button: str, texts: dict[str, str] | None = None,
+                          choices: dict[str, str] | None = None, timeout: float = 120) -> RunResult:
+        """Fill a form and click its submit button labelled ``button``, as the browser does: the
+        form's values (text areas labelled as ``texts``' keys, radio buttons labelled as
+        ``choices``' keys set to the option named) go with the button's click in one rerun of
+        the page. ``RunResult.alerts`` holds what the page answered (``st.success``, ``st.error``)."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
+
+        states = [WidgetState(id=self.widgets[label].id, string_value=text) for label, text in (texts or {}).items()]
+        for label, option in (choices or {}).items():
+            w = self.widgets[label]
+            if option not in w.options:
+                raise ValueError(f"{option!r} is not an option of {label!r}: {w.options}")
+            states.append(WidgetState(id=w.id, string_value=option))
+        w = self.widgets[button]
+        states.append(WidgetState(id=w.id, trigger_value=True))
+        return await self._rerun(timeout, widget_states=WidgetStates(widgets=states), fragment_id=w.fragment_id)
+
+    def chart(self, key: str) -> dict | None:
+        """The Plotly figure (``{"data": [...], "layout": {...}}``) of the latest chart drawn under
+        ``key``, or None."""
+        spec = self.charts.get(key)
+        return json.loads(spec) if spec else None
+
+    async def follow(self, seconds: float, until=None) -> tuple[int, list[str]]:
+        """Keep the open page as an open tab does for ``seconds`` (or until ``until()`` is true,
+        checked after each message): ask every fragment with ``run_every`` to rerun on its
+        timer, without waiting for the last rerun to finish (the browser's timer), and read
+        whatever the server sends (widgets, charts and ``on_chart``, errors). Returns the
+        finished runs and the errors shown; raises what the connection raises when it drops."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ClientState_pb2 import ClientState
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        end = time.perf_counter() + seconds
+        due = self._due  # the timers run on from one call to the next, as the browser's do
+        runs, errors = 0, []
+        while (now := time.perf_counter()) < end:
+            for fragment_id, at in list(due.items()):
+                if fragment_id not in self.auto_reruns:
+                    del due[fragment_id]
+                elif at <= now:
+                    msg = BackMsg(rerun_script=ClientState(query_string=self.query, page_name=self.page,
+                                                           fragment_id=fragment_id, is_auto_rerun=True))
+                    await self.ws.send(msg.SerializeToString())
+                    every = self.auto_reruns[fragment_id]
+                    due[fragment_id] = at + every if at + every > now else now + every  # late: no burst
+            for fragment_id, every in self.auto_reruns.items():
+                due.setdefault(fragment_id, now + every)
+            wait = min([end, *due.values()]) - time.perf_counter()
+            try:
+                raw = await asyncio.wait_for(self.ws.recv(), max(0.001, wait))
+            except asyncio.TimeoutError:
+                continue
+            fm = ForwardMsg()
+            fm.ParseFromString(raw)
+            if self._read(fm, errors) == "script_finished" and fm.script_finished != 2:
+                runs += 1
+            if until is not None and until():
+                break
+        return runs, errors
 
 
 # What a session clicks on each page: (label of a pills group, how to pick an option).

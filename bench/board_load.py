@@ -1,0 +1,385 @@
+"""A class writes on one board: students submit sentences from their phones while the
+projector follows the board, over Streamlit's own websocket protocol.
+
+    python bench/board_load.py [--students 60] [--within 60] [--servers 1|2] [--restart]
+                               [--max-seconds 400] [--root CHECKOUT]
+
+Serves the app (one server on SQLite in a new ``LAB_DATA_DIR``; with ``--servers 2`` a
+throwaway PostgreSQL cluster, ``tests.postgres.Cluster``, and two servers whose
+``LAB_BOARD_DB`` points at it), waits until each is warm (as ``bench/load.py`` does) and
+makes a board ("bank": money, river) in that database, as the teacher's page would.
+
+One projector session opens ``/board?board=CODE`` on server 1 and stays, as the
+projector's tab does: the board's view is a fragment with ``run_every``, so every second
+it asks for that fragment's rerun (the browser's timer: ``Session.follow``) and reads what
+comes back, noting when each sentence id first appears in the ``customdata`` of the BERT
+map (``board_map_bert``) and which ids each map holds now.
+
+``--students`` students arrive evenly over ``--within`` seconds, split in turn over the
+servers; each (a browser of its own: its own ``lab_browser`` cookie) opens
+``/join?code=CODE``, fills the form with a sentence of its own (money, river, or
+ambiguous with "not sure"), clicks Submit (the form's values go with the click, one
+request) and reads the answer (``st.success`` "Accepted: ..." or ``st.error``). A student
+who was not told either (the connection dropped, no answer within ``--timeout``, the
+page's "could not reach the board") reconnects and submits the same sentence once more,
+as a person would.
+
+With ``--restart``, halfway through the arrivals server 1 gets SIGTERM, is waited for and
+started again on the same port with the same database; clients whose connection drops
+reconnect (students retry as above; the projector reopens its URL).
+
+Prints, per run: students told accepted / refused (reasons) / never told; client errors;
+sentences stored; the dots on the projector at the end (ids in each map); lost sentences
+(told accepted but not stored, or stored and visible but missing from the projector's
+maps at the end: both should be 0); stored twice (a retry after an unanswered submit
+that had been stored) and stored without the student being told; submit -> BERT map
+latency (from the moment Submit was sent to the first rerun whose map held the id) p50,
+p95, max; the Submit request's time (to its finished script run) p50, p95; per server
+its CPU seconds and RSS at the end (a restarted server: the new process, and the old
+one's CPU before it stopped). With ``--restart``: how long the server was away, when the
+projector drew again, and when it showed every visible sentence. Bounded in time
+(``--max-seconds``); asserts nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.session import Server, Session, parser
+
+WORD, SENSES = "bank", ("money", "river")
+NOT_SURE = "not sure"  # app_pages/join.py's radio option for "did not say"
+MAPS = {"bert": "board_map_bert", "elmo": "board_map_elmo"}
+DRAIN_S = 60.0  # after the last student, how long the projector may take to show everything
+
+NAMES = ["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kemal", "Lea"]
+MONEY = ["{n} paid {k} euros into the bank on a rainy {d}.",
+         "The bank lent {n} {k} thousand pounds for a bakery on {d}.",
+         "{n} queued at the bank for {k} minutes on {d} to open an account."]
+RIVER = ["{n} sat on the grassy bank of the river for {k} minutes on {d}.",
+         "On {d} {n} saw {k} herons standing on the muddy bank.",
+         "{n} pulled the canoe onto the bank after {k} kilometres on {d}."]
+UNSURE = ["On {d} {n} waited by the bank for {k} minutes.",
+          "{n} said the bank was {k} steps from the old mill on {d}."]
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def sentence(i: int) -> tuple[str, str]:
+    """Student ``i``'s sentence with "bank" and the option they pick: two in five money, two in
+    five river, one in five "not sure" (an ambiguous sentence); no two students alike."""
+    kind = ("money", "river", "money", "river", NOT_SURE)[i % 5]
+    templates = {"money": MONEY, "river": RIVER, NOT_SURE: UNSURE}[kind]
+    text = templates[(i // 5) % len(templates)].format(n=NAMES[i % len(NAMES)], k=i + 2, d=DAYS[(i // 3) % 7])
+    return text, kind
+
+
+@dataclass
+class Student:
+    index: int
+    server: int
+    text: str
+    choice: str
+    told: str = ""  # "accepted", "refused", or "" (never told)
+    answer: str = ""  # the page's words
+    number: int = 0  # the number the page gave an accepted sentence
+    sent: float = 0.0  # perf_counter when the accepted Submit went out
+    tries: int = 0  # submits sent
+    untold: int = 0  # tries that ended without an answer
+    connects: int = 0  # connection attempts that failed (a server away)
+    request_s: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+class Projector:
+    """The projector's tab on server 1: follows the board, reopening its URL when the
+    connection drops."""
+
+    def __init__(self, url: str, code: str):
+        self.url, self.code = url, code
+        self.first_seen: dict[str, dict[int, float]] = {f: {} for f in MAPS}
+        self.now: dict[str, set[int]] = {f: set() for f in MAPS}
+        self.errors: list[str] = []
+        self.runs = 0
+        self.drops: list[float] = []  # perf_counter of each lost connection
+        self.redrawn: list[float] = []  # perf_counter of the first map drawn after each reconnect
+        self.stop = asyncio.Event()
+
+    def on_chart(self, key: str, spec: str, at: float) -> None:
+        for family, chart_key in MAPS.items():
+            if key != chart_key:
+                continue
+            ids = {int(i) for trace in json.loads(spec).get("data", []) for i in trace.get("customdata") or []}
+            for i in ids:
+                self.first_seen[family].setdefault(i, at)
+            self.now[family] = ids
+            if len(self.redrawn) < len(self.drops):
+                self.redrawn.append(at)
+
+    async def run(self, timeout: float) -> None:
+        while not self.stop.is_set():
+            s = Session(self.url, cookie="lab_browser=bench-projector")
+            s.on_chart = self.on_chart
+            try:
+                await s.connect()
+                r = await s.open("board", query={"board": self.code}, timeout=timeout)
+                self.errors += [f"projector: {e}" for e in r.errors]
+                if not s.auto_reruns:
+                    self.errors.append("projector: the board page set no run_every fragment")
+                while not self.stop.is_set():
+                    runs, errors = await s.follow(1.0, until=self.stop.is_set)
+                    self.runs += runs
+                    self.errors += [f"projector: {e}" for e in errors]
+            except Exception as exc:  # noqa: BLE001 - a drop (server restarting): reopen, as a person would
+                if self.stop.is_set():
+                    break
+                if not self.drops or len(self.redrawn) >= len(self.drops):
+                    self.drops.append(time.perf_counter())
+                    self.errors.append(f"projector: {type(exc).__name__}: {str(exc)[:120]}")
+                await asyncio.sleep(0.5)
+            finally:
+                await s.close()
+
+
+async def connect(s: Session, deadline: float) -> int:
+    """Connect, retrying every 0.5 s while the server is away (a person reloading); returns
+    the failed attempts."""
+    failed = 0
+    while True:
+        try:
+            await s.connect()
+            return failed
+        except OSError:
+            failed += 1
+            if time.perf_counter() > deadline:
+                raise
+            await asyncio.sleep(0.5)
+
+
+async def student(st: Student, url: str, code: str, start_at: float, a) -> None:
+    await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
+    for attempt in range(2):  # a student not told retries once
+        s = Session(url, cookie=f"lab_browser=bench-student-{st.index:03d}")
+        try:
+            st.connects += await connect(s, time.perf_counter() + a.timeout)
+            r = await s.open("join", query={"code": code}, timeout=a.timeout)
+            st.errors += r.errors
+            radio = next((label for label in s.widgets if label.startswith("Which")), None)
+            if "Submit" not in s.widgets or radio is None:
+                st.errors.append(f"no form on the join page (alerts: {r.alerts})")
+                st.untold += 1
+                continue
+            st.tries += 1
+            r = await s.submit_form("Submit", {"Your sentence": st.text}, {radio: st.choice}, timeout=a.timeout)
+            st.request_s.append(r.seconds)
+            st.errors += r.errors
+            answers = [(kind, text) for kind, text in r.alerts if kind in ("SUCCESS", "ERROR")]
+            kind, text = answers[-1] if answers else ("", "")
+            if kind == "SUCCESS" and text.startswith("Accepted"):
+                st.told, st.answer, st.sent = "accepted", text, r.sent
+                st.number = int(re.search(r"number (\d+)", text)[1])
+                return
+            if kind == "ERROR" and "not stored" not in text:
+                st.told, st.answer = "refused", text
+                return
+            st.untold += 1  # no answer, or "could not reach the board ... press Submit again"
+            if text:
+                st.errors.append(text)
+        except Exception as exc:  # noqa: BLE001 - a dropped connection or a timeout: not told
+            st.untold += 1
+            st.errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
+        finally:
+            await s.close()
+
+
+def restart(srv: Server, log: dict) -> None:
+    """SIGTERM server 1, wait for it, start it again on the same port (blocking)."""
+    log["cpu_before"] = srv.cpu_s()
+    log["stopped"] = time.perf_counter()
+    srv.stop()
+    log["down"] = time.perf_counter()
+    srv.proc, srv.log = None, Path(f"{srv.log}.restarted")
+    srv.start(wait=True)
+    log["up"] = time.perf_counter()
+
+
+async def run_class(servers: list[Server], code: str, a) -> tuple[list[Student], Projector, dict]:
+    proj = Projector(servers[0].url, code)
+    watching = asyncio.create_task(proj.run(a.timeout))
+    up_by = time.perf_counter() + a.timeout
+    while proj.runs == 0 and time.perf_counter() < up_by:  # the projector's first rerun: its view is up
+        await asyncio.sleep(0.2)
+    if proj.runs == 0:
+        proj.errors.append(f"projector: no rerun of the board's view in {a.timeout:.0f} s")
+    t0 = time.perf_counter()
+    students = []
+    for i in range(a.students):
+        text, choice = sentence(i)
+        students.append(Student(i, i % len(servers), text, choice))
+    log: dict = {}
+    tasks = [student(st, servers[st.server].url, code, t0 + a.within * i / max(1, a.students), a)
+             for i, st in enumerate(students)]
+    if a.restart:
+        async def restart_later():
+            await asyncio.sleep(a.within / 2)
+            await asyncio.to_thread(restart, servers[0], log)
+        tasks.append(restart_later())
+    try:
+        await asyncio.wait_for(asyncio.gather(*tasks), max(1.0, a.max_seconds - DRAIN_S))
+    except asyncio.TimeoutError:
+        log["timed_out"] = True
+    log["students_done"] = time.perf_counter()
+    return students, proj, log | {"start": t0, "watching": watching}
+
+
+async def drain(proj: Projector, visible: set[int], limit: float) -> float | None:
+    """Wait until both maps hold every visible id; the perf_counter when they did, or None."""
+    end = time.perf_counter() + limit
+    while time.perf_counter() < end:
+        if all(visible <= ids for ids in proj.now.values()):
+            return time.perf_counter()
+        await asyncio.sleep(0.2)
+    return None
+
+
+def pct(values, q: float) -> str:
+    return f"{np.percentile(values, q):.2f}" if len(values) else "-"
+
+
+def main(argv=None) -> int:
+    ap = parser(__doc__, students=60, within=60, servers=1)
+    ap.add_argument("--restart", action="store_true", help="stop server 1 halfway through and start it again")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds one request may take")
+    ap.add_argument("--max-seconds", type=float, default=400.0, help="seconds the class may take, all included")
+    a = ap.parse_args(argv)
+    a.students, a.servers = max(1, min(a.students, 250)), max(1, min(a.servers, 2))
+    tmp = Path(tempfile.mkdtemp(prefix="lab-board-bench-"))
+    cluster = None
+    servers: list[Server] = []
+    try:
+        if a.servers > 1:
+            from tests.postgres import Cluster
+
+            cluster = Cluster().start()
+            url = cluster.create_database("lab")
+            env = {"LAB_BOARD_DB": url, "LAB_DATA_DIR": str(tmp)}
+            database = "PostgreSQL 15 (tests.postgres.Cluster)"
+        else:
+            url = f"sqlite:///{tmp / 'boards.sqlite3'}"
+            env = {"LAB_DATA_DIR": str(tmp)}
+            database = f"SQLite in {tmp}"
+        for k in range(a.servers):
+            servers.append(Server(root=a.root.resolve(), python=a.python, env=dict(env)).start(wait=False))
+        for srv in servers:
+            srv.wait_healthy()
+            srv.wait_warm()
+        from lab.board.store import BoardStore
+
+        store = BoardStore(url)
+        board, _key = store.create(WORD, list(SENSES), bert_source="embedded", elmo_source="embedded")
+        print(f"app: {servers[0].root}; {a.servers} server(s) on {database}; board {board.code} "
+              f"(“{WORD}”: {', '.join(SENSES)}); RSS after warm-up "
+              + ", ".join(f"{s.rss_mb():.0f} MB" for s in servers))
+        print(f"{a.students} students over {a.within} s, in turn on {a.servers} server(s); the projector on "
+              f"server 1{'; server 1 restarted at ' + str(a.within / 2) + ' s' if a.restart else ''}", flush=True)
+        t_begin = time.perf_counter()
+
+        async def whole():
+            students, proj, log = await run_class(servers, board.code, a)
+            visible = {e.id for e in store.visible(board.id)}
+            left = max(5.0, a.max_seconds - (time.perf_counter() - t_begin))
+            log["all_shown"] = await drain(proj, visible, min(DRAIN_S, left))
+            proj.stop.set()
+            await asyncio.wait_for(log.pop("watching"), 30)
+            return students, proj, log
+
+        students, proj, log = asyncio.run(whole())
+        report(students, proj, log, store, board, servers, a)
+        store.dispose()
+    finally:
+        for srv in servers:
+            srv.stop()
+        if cluster is not None:
+            cluster.stop()
+    return 0
+
+
+def report(students, proj, log, store, board, servers, a) -> None:
+    entries = store.entries(board.id)
+    visible = {e.id for e in store.visible(board.id)}
+    by_text = collections.defaultdict(list)
+    for e in entries:
+        by_text[e.text].append(e)
+    by_number = {e.number: e for e in entries}
+    told = collections.Counter(st.told or "never told" for st in students)
+    refused = collections.Counter(st.answer for st in students if st.told == "refused")
+    accepted = [st for st in students if st.told == "accepted"]
+    lost_stored = [st for st in accepted if st.number not in by_number or by_number[st.number].text != st.text]
+    lost_shown = {f: visible - ids for f, ids in proj.now.items()}
+    twice = sum(len(v) - 1 for v in by_text.values() if len(v) > 1)
+    unanswered_stored = sum(1 for st in students if st.text in by_text and st.told != "accepted")
+    latency = [proj.first_seen["bert"][by_number[st.number].id] - st.sent for st in accepted
+               if st.number in by_number and by_number[st.number].id in proj.first_seen["bert"]]
+    requests = [r for st in students for r in st.request_s]
+    errors = [f"student {st.index}: {e}" for st in students for e in st.errors] + proj.errors
+    rows = [
+        ("students", f"{len(students)}"),
+        ("told accepted", f"{told['accepted']}"),
+        ("refused", f"{told['refused']}" + "".join(f"\n{'':32s}{n} x {r}" for r, n in refused.items())),
+        ("never told (after a retry)", f"{told['never told']}"),
+        ("tries without an answer (students)", f"{sum(st.untold for st in students)} "
+                                               f"({sum(1 for st in students if st.untold)})"),
+        ("client errors", f"{len(errors)}"),
+        ("stored in the database", f"{len(entries)} ({len(visible)} visible)"),
+        ("dots on the projector: BERT / ELMo", f"{len(proj.now['bert'])} / {len(proj.now['elmo'])}"),
+        ("LOST: accepted, not stored", f"{len(lost_stored)}"),
+        ("LOST: stored+visible, not on projector", f"BERT {len(lost_shown['bert'])} / ELMo {len(lost_shown['elmo'])}"),
+        ("stored twice / stored, student not told", f"{twice} / {unanswered_stored}"),
+        ("submit -> BERT map p50 / p95 / max", f"{pct(latency, 50)} / {pct(latency, 95)} / "
+                                                f"{max(latency):.2f} s ({len(latency)} of {len(accepted)})"
+         if latency else "-"),
+        ("Submit request p50 / p95", f"{pct(requests, 50)} / {pct(requests, 95)} s ({len(requests)} requests)"),
+        ("projector reruns", f"{proj.runs}"),
+    ]
+    for k, srv in enumerate(servers):
+        alive = srv.proc is not None and srv.proc.poll() is None
+        cpu = f"{srv.cpu_s():.1f} s" if alive else "-"
+        if k == 0 and "cpu_before" in log:
+            cpu = f"{log['cpu_before']:.1f} s before the restart + {cpu} after"
+        rows.append((f"server {k + 1}: CPU / RSS at the end", f"{cpu} / {srv.rss_mb():.0f} MB" if alive else cpu))
+    if a.restart and "stopped" in log:
+        rows.append(("restart: SIGTERM -> exited / -> healthy",
+                     f"{log['down'] - log['stopped']:.1f} / {log['up'] - log['stopped']:.1f} s "
+                     f"(at {log['stopped'] - log['start']:.1f} s)"))
+        if proj.redrawn:
+            rows.append(("restart: SIGTERM -> projector drew a map", f"{proj.redrawn[0] - log['stopped']:.1f} s"))
+        rows.append(("students whose connect failed at first", f"{sum(1 for st in students if st.connects)}"))
+    shown = log.get("all_shown")
+    rows.append(("last student -> projector showed all",
+                 f"{shown - log['students_done']:.1f} s" if shown else f"not within {DRAIN_S:.0f} s"))
+    if a.restart and "stopped" in log and shown:
+        rows.append(("restart -> projector showed all", f"{shown - log['stopped']:.1f} s"))
+    if log.get("timed_out"):
+        rows.append(("TIMED OUT", f"the students did not finish in {a.max_seconds - DRAIN_S:.0f} s"))
+    print()
+    for name, value in rows:
+        print(f"{name:40s} {value}")
+    if errors:
+        print("\nerrors seen by clients (first 12):")
+        for e in errors[:12]:
+            print(f"  {e}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
