@@ -1,7 +1,7 @@
 """A class writes on one board: students submit sentences from their phones while the
 projector follows the board, over Streamlit's own websocket protocol.
 
-    python bench/board_load.py [--students 60] [--within 60] [--servers 1|2] [--restart]
+    python bench/board_load.py [--students 60] [--within 60] [--typing 0] [--servers 1|2] [--restart]
                                [--max-seconds 400] [--root CHECKOUT]
 
 Serves the app (one server on SQLite in a new ``LAB_DATA_DIR``; with ``--servers 2`` a
@@ -19,7 +19,9 @@ map (``board_map_bert``) and which ids each map holds now.
 servers; each (a browser of its own: its own ``lab_browser`` cookie) opens
 ``/join?code=CODE``, fills the form with a sentence of its own (money, river, or
 ambiguous with "not sure"), clicks Submit (the form's values go with the click, one
-request) and reads the answer (``st.success`` "Accepted: ..." or ``st.error``). A student
+request) and reads the answer (``st.success`` "Accepted: ..." or ``st.error``); with
+``--typing S`` each keeps the page open between 0.5 S and 1.4 S seconds before the click,
+as a person typing on a phone (the form's values go to the server only with it). A student
 who was not told either (the connection dropped, no answer within ``--timeout``, the
 page's "could not reach the board") reconnects and submits the same sentence once more,
 as a person would.
@@ -35,9 +37,10 @@ maps at the end: both should be 0); stored twice (a retry after an unanswered su
 that had been stored) and stored without the student being told; submit -> BERT map
 latency (from the moment Submit was sent to the first rerun whose map held the id) p50,
 p95, max; the Submit request's time (to its finished script run) p50, p95; per server
-its CPU seconds and RSS at the end (a restarted server: the new process, and the old
-one's CPU before it stopped). With ``--restart``: how long the server was away, when the
-projector drew again, and when it showed every visible sentence. Bounded in time
+its CPU seconds from the first student to the end (a restarted server: the old process's
+until it stopped, and all of the new one's, start-up included) and its RSS at the end.
+With ``--restart``: how long the server was away, when the projector drew again, and
+when it showed every sentence stored before the old server exited. Bounded in time
 (``--max-seconds``); asserts nothing.
 """
 
@@ -114,6 +117,7 @@ class Projector:
         self.runs = 0
         self.drops: list[float] = []  # perf_counter of each lost connection
         self.redrawn: list[float] = []  # perf_counter of the first map drawn after each reconnect
+        self.history: list[tuple[float, set[int]]] = []  # (perf_counter, ids) of every BERT map received
         self.stop = asyncio.Event()
 
     def on_chart(self, key: str, spec: str, at: float) -> None:
@@ -124,6 +128,8 @@ class Projector:
             for i in ids:
                 self.first_seen[family].setdefault(i, at)
             self.now[family] = ids
+            if family == "bert":
+                self.history.append((at, ids))
             if len(self.redrawn) < len(self.drops):
                 self.redrawn.append(at)
 
@@ -175,6 +181,8 @@ async def student(st: Student, url: str, code: str, start_at: float, a) -> None:
             st.connects += await connect(s, time.perf_counter() + a.timeout)
             r = await s.open("join", query={"code": code}, timeout=a.timeout)
             st.errors += r.errors
+            if attempt == 0 and a.typing:
+                await asyncio.sleep(a.typing * (0.5 + (st.index * 7) % 10 / 10))
             radio = next((label for label in s.widgets if label.startswith("Which")), None)
             if "Submit" not in s.widgets or radio is None:
                 st.errors.append(f"no form on the join page (alerts: {r.alerts})")
@@ -207,8 +215,10 @@ def restart(srv: Server, log: dict) -> None:
     """SIGTERM server 1, wait for it, start it again on the same port (blocking)."""
     log["cpu_before"] = srv.cpu_s()
     log["stopped"] = time.perf_counter()
+    log["stopped_epoch"] = time.time()
     srv.stop()
     log["down"] = time.perf_counter()
+    log["down_epoch"] = time.time()
     srv.proc, srv.log = None, Path(f"{srv.log}.restarted")
     srv.start(wait=True)
     log["up"] = time.perf_counter()
@@ -227,7 +237,7 @@ async def run_class(servers: list[Server], code: str, a) -> tuple[list[Student],
     for i in range(a.students):
         text, choice = sentence(i)
         students.append(Student(i, i % len(servers), text, choice))
-    log: dict = {}
+    log: dict = {"cpu0": [srv.cpu_s() for srv in servers], "epoch0": time.time() - (time.perf_counter() - t0)}
     tasks = [student(st, servers[st.server].url, code, t0 + a.within * i / max(1, a.students), a)
              for i, st in enumerate(students)]
     if a.restart:
@@ -259,6 +269,8 @@ def pct(values, q: float) -> str:
 
 def main(argv=None) -> int:
     ap = parser(__doc__, students=60, within=60, servers=1)
+    ap.add_argument("--typing", type=float, default=0.0,
+                    help="seconds a student keeps the join page open before Submit, on average (default 0)")
     ap.add_argument("--restart", action="store_true", help="stop server 1 halfway through and start it again")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds one request may take")
     ap.add_argument("--max-seconds", type=float, default=400.0, help="seconds the class may take, all included")
@@ -291,7 +303,8 @@ def main(argv=None) -> int:
         print(f"app: {servers[0].root}; {a.servers} server(s) on {database}; board {board.code} "
               f"(“{WORD}”: {', '.join(SENSES)}); RSS after warm-up "
               + ", ".join(f"{s.rss_mb():.0f} MB" for s in servers))
-        print(f"{a.students} students over {a.within} s, in turn on {a.servers} server(s); the projector on "
+        typing = f", typing about {a.typing:g} s" if a.typing else ""
+        print(f"{a.students} students over {a.within} s{typing}, in turn on {a.servers} server(s); the projector on "
               f"server 1{'; server 1 restarted at ' + str(a.within / 2) + ' s' if a.restart else ''}", flush=True)
         t_begin = time.perf_counter()
 
@@ -328,7 +341,8 @@ def report(students, proj, log, store, board, servers, a) -> None:
     lost_stored = [st for st in accepted if st.number not in by_number or by_number[st.number].text != st.text]
     lost_shown = {f: visible - ids for f, ids in proj.now.items()}
     twice = sum(len(v) - 1 for v in by_text.values() if len(v) > 1)
-    unanswered_stored = sum(1 for st in students if st.text in by_text and st.told != "accepted")
+    # a try stored without its answer: a copy more than the student was told of
+    unanswered_stored = sum(len(by_text[st.text]) - (st.told == "accepted") for st in students if st.text in by_text)
     latency = [proj.first_seen["bert"][by_number[st.number].id] - st.sent for st in accepted
                if st.number in by_number and by_number[st.number].id in proj.first_seen["bert"]]
     requests = [r for st in students for r in st.request_s]
@@ -355,9 +369,12 @@ def report(students, proj, log, store, board, servers, a) -> None:
     for k, srv in enumerate(servers):
         alive = srv.proc is not None and srv.proc.poll() is None
         cpu = f"{srv.cpu_s():.1f} s" if alive else "-"
-        if k == 0 and "cpu_before" in log:
-            cpu = f"{log['cpu_before']:.1f} s before the restart + {cpu} after"
-        rows.append((f"server {k + 1}: CPU / RSS at the end", f"{cpu} / {srv.rss_mb():.0f} MB" if alive else cpu))
+        if k == 0 and "cpu_before" in log:  # the old process from the class's start, the new one from its own
+            cpu = f"{log['cpu_before'] - log['cpu0'][0]:.1f} s before the restart + {cpu} after"
+        elif alive:
+            cpu = f"{srv.cpu_s() - log['cpu0'][k]:.1f} s"
+        rows.append((f"server {k + 1}: CPU in the class / RSS at end", f"{cpu} / {srv.rss_mb():.0f} MB"
+                     if alive else cpu))
     if a.restart and "stopped" in log:
         rows.append(("restart: SIGTERM -> exited / -> healthy",
                      f"{log['down'] - log['stopped']:.1f} / {log['up'] - log['stopped']:.1f} s "
@@ -368,13 +385,23 @@ def report(students, proj, log, store, board, servers, a) -> None:
     shown = log.get("all_shown")
     rows.append(("last student -> projector showed all",
                  f"{shown - log['students_done']:.1f} s" if shown else f"not within {DRAIN_S:.0f} s"))
-    if a.restart and "stopped" in log and shown:
-        rows.append(("restart -> projector showed all", f"{shown - log['stopped']:.1f} s"))
+    if a.restart and "stopped" in log:
+        before = {e.id for e in entries if e.id in visible and e.created < log["down_epoch"]}
+        back = next((t for t, ids in proj.history if t > log["stopped"] and before <= ids), None)
+        rows.append(("SIGTERM -> projector showed all before it", f"{back - log['stopped']:.1f} s ({len(before)} ids)"
+                     if back else "never"))
     if log.get("timed_out"):
         rows.append(("TIMED OUT", f"the students did not finish in {a.max_seconds - DRAIN_S:.0f} s"))
     print()
     for name, value in rows:
         print(f"{name:40s} {value}")
+    for st in students:
+        copies = by_text.get(st.text, [])
+        if len(copies) > 1 or st.untold:
+            at = ", ".join(f"+{e.created - log['epoch0']:.2f} s" for e in copies)
+            print(f"  student {st.index}: {st.tries} submits, {st.untold} unanswered, told {st.told or 'nothing'}; "
+                  f"stored {len(copies)}x ({at})"
+                  + (f"; SIGTERM at +{log['stopped_epoch'] - log['epoch0']:.2f} s" if "stopped_epoch" in log else ""))
     if errors:
         print("\nerrors seen by clients (first 12):")
         for e in errors[:12]:
