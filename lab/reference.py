@@ -46,6 +46,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from lab import analysis, sources
+from lab.locks import entry_lock
 from lab.elmo_vs_bert import MIN_OCCURRENCES, align, is_word, word_matrix
 from lab.reference_corpus import Corpus, load_corpus  # noqa: F401 - read through this module too
 from lab.vectors import LayerVectors
@@ -323,7 +324,9 @@ class ReferenceStore:
 
     One store serves every model (keys include ``model_key``); the app keeps one per corpus
     for the whole process. Its caches change as it is used (a lock guards them), but a
-    value it has handed out never changes.
+    value it has handed out never changes. Processes may share its folder (several servers
+    on one host): a baseline or index missing there is computed by one of them while the
+    others wait, then read it (``lab.locks``).
     """
 
     def __init__(self, corpus: Corpus, folder: str | Path | None = None, budget: int = MEMORY_BUDGET):
@@ -371,12 +374,15 @@ class ReferenceStore:
             folder = self._dir(model)
             result = _read_baseline(folder)
             if result is None:  # none yet, or one without the views' and mixes' baselines
-                result = self._compute_baseline(model, progress)
-                _write(folder / GRAMS_FILE, _npz(grams=result.grams.astype(np.float32)))
-                _write(folder / BASELINE_FILE, json.dumps({
-                    "layer_names": result.layer_names, "values": result.values.tolist(), "views": result.views,
-                    "mean": None if result.mean is None else result.mean.tolist(),
-                    "pairs": result.pairs, "sentences": result.sentences}).encode())
+                with entry_lock(folder / BASELINE_FILE):  # its grams too: they are written together
+                    result = _read_baseline(folder)  # another process's, written while this one waited
+                    if result is None:
+                        result = self._compute_baseline(model, progress)
+                        _write(folder / GRAMS_FILE, _npz(grams=result.grams.astype(np.float32)))
+                        _write(folder / BASELINE_FILE, json.dumps({
+                            "layer_names": result.layer_names, "values": result.values.tolist(),
+                            "views": result.views, "mean": None if result.mean is None else result.mean.tolist(),
+                            "pairs": result.pairs, "sentences": result.sentences}).encode())
             self._small[key] = result
             return result
 
@@ -451,25 +457,31 @@ class ReferenceStore:
                 self._indices.move_to_end(key)
                 return self._indices[key]
             path = self._dir(model) / index_file(layer, pool)
-            if path.exists():
-                with np.load(path) as z:
-                    ix = LayerIndex(str(z["layer_name"]), z["unit"].astype(np.float32), z["rows"].astype(np.int64),
-                                    z["words"].astype(np.int64))
-            else:
-                table = self._table_path(model, pool)
-                sums = None if table.exists() else SelfSimilaritySums(self.corpus, pool)
-                vecs, rows, words, names = embed_words(model, self.corpus.sentences, layer, pool, content_word,
-                                                       progress, each_batch=None if sums is None else sums.add)
-                # rounded through float16 here, so a fresh index and one read from disk agree
-                ix = LayerIndex(names[layer], analysis.unit(vecs).astype(np.float16).astype(np.float32), rows, words)
-                _write(path, _npz(layer_name=np.array(ix.layer_name), unit=ix.unit.astype(np.float16),
-                                  rows=ix.rows.astype(np.int32), words=ix.words.astype(np.int32)))
-                if sums is not None:
-                    _write(table, sums.table().to_npz())
+            ix = _read_index(path)
+            if ix is None:
+                with entry_lock(path):  # and the table its pass makes, when there is none
+                    ix = _read_index(path)  # another process's, written while this one waited
+                    if ix is None:
+                        ix = self._build_index(model, layer, pool, path, progress)
             self._indices[key] = ix
             while len(self._indices) > 1 and self.memory_bytes > self.budget:
                 self._indices.popitem(last=False)  # the least recently used layer
             return ix
+
+    def _build_index(self, model, layer: int, pool: str, path: Path, progress: Progress) -> LayerIndex:
+        """Run the model over the corpus for the index of ``layer``, written to ``path``, and
+        the self-similarity table of ``pool`` when there is none yet (from the same pass)."""
+        table = self._table_path(model, pool)
+        sums = None if table.exists() else SelfSimilaritySums(self.corpus, pool)
+        vecs, rows, words, names = embed_words(model, self.corpus.sentences, layer, pool, content_word,
+                                               progress, each_batch=None if sums is None else sums.add)
+        # rounded through float16 here, so a fresh index and one read from disk agree
+        ix = LayerIndex(names[layer], analysis.unit(vecs).astype(np.float16).astype(np.float32), rows, words)
+        _write(path, _npz(layer_name=np.array(ix.layer_name), unit=ix.unit.astype(np.float16),
+                          rows=ix.rows.astype(np.int32), words=ix.words.astype(np.int32)))
+        if sums is not None:
+            _write(table, sums.table().to_npz())
+        return ix
 
 
 def _pool(model, pool: str) -> str:
@@ -483,6 +495,15 @@ def _npz(**arrays) -> bytes:
     buf = io.BytesIO()
     np.savez(buf, **arrays)
     return buf.getvalue()
+
+
+def _read_index(path: Path) -> LayerIndex | None:
+    """The neighbour index stored at ``path``; None if there is none."""
+    if not path.exists():
+        return None
+    with np.load(path) as z:
+        return LayerIndex(str(z["layer_name"]), z["unit"].astype(np.float32), z["rows"].astype(np.int64),
+                          z["words"].astype(np.int64))
 
 
 def _read_baseline(folder: Path) -> Baseline | None:

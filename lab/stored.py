@@ -20,7 +20,8 @@ Change any of them and the key changes: the stored run is never read again and i
 removed once it is among the least recently used. The store holds at most
 ``MAX_ENTRIES`` runs of at most ``MAX_BYTES`` each (pickled); a file is written to a
 temporary name and renamed, so that a reader (another server sharing the folder) never
-sees half of one. An unreadable file counts as absent.
+sees half of one, and a run is computed by one of the servers while the others wait for
+it (``lab.locks``). An unreadable file counts as absent.
 
 A remote handle has no files to fingerprint until TF Hub has cached it, so its runs are
 not stored. ``LAB_STORED_RUNS=0`` turns the store off (the tests and the benchmarks do, so
@@ -39,6 +40,7 @@ from importlib import metadata
 from pathlib import Path
 
 from lab import sources
+from lab.locks import entry_lock
 
 MAX_ENTRIES = 64
 MAX_BYTES = 8 * 2**20  # two sentences without attentions take about 0.3 MB
@@ -187,13 +189,18 @@ def _sense_pool(family: str, pool: str) -> str:
 
 def _read_or_compute(key: str | None, compute, store: RunStore | None, keep: bool):
     """What ``store`` (default: ``default_store()``) holds under ``key``, or else
-    ``compute()``, written there when ``keep``."""
+    ``compute()``, written there when ``keep``. A run to keep is computed by one process
+    (or thread) at a time: another asking for it meanwhile waits, then reads it."""
     store = default_store() if store is None else store
     out = store.get(key)
-    if out is None:
-        out = compute()
-        if keep:
-            store.put(key, out)
+    if out is None and keep and key is not None:
+        with store.lock(key):
+            out = store.get(key)  # another process's, written while this one waited
+            if out is None:
+                out = compute()
+                store.put(key, out)
+    elif out is None:
+        out = compute()  # not written: no one would read it, so no one waits for it
     return out
 
 
@@ -207,6 +214,11 @@ class RunStore:
 
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}.pkl"
+
+    def lock(self, key: str):
+        """The lock (``lab.locks.entry_lock``) to hold while computing and putting the run
+        of ``key``, so that processes sharing the folder compute it once."""
+        return entry_lock(self._path(key))
 
     def has(self, key: str | None) -> bool:
         """Whether a run is stored under ``key`` (without reading it)."""
