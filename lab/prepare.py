@@ -13,7 +13,9 @@ ELMo vs BERT page: both models' runs, facts and sense tests, and from the refere
 their anisotropy baselines and the neighbour index of their top layers) and of every app
 link given (``http://localhost:8501/bert?a=...&b=...``: the page, its sentences, the
 attention page's ``att_mode`` and a link's model sources). A view already stored is left as
-it is, without loading a model.
+it is, without loading a model. Servers, or another ``prepare``, computing the same view at
+the same time share the work: each run and each reference-corpus entry is computed by one of
+them while the others wait and read it (``lab.locks``); each still loads its own models.
 """
 
 from __future__ import annotations
