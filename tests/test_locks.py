@@ -130,6 +130,33 @@ def test_a_process_killed_while_computing_leaves_no_stale_lock(tmp_path):
     assert stored.RunStore(runs).get("k") == {"value": "after"}
 
 
+# A worker that adds 1 to the number in a file, ``times`` times, reading and writing it under
+# the lock: an increment lost shows two holders at once.
+ADD_WORKER = """
+import sys
+from pathlib import Path
+from lab.locks import entry_lock
+
+entry, times = Path(sys.argv[1]), int(sys.argv[2])
+for _ in range(times):
+    with entry_lock(entry):
+        n = int(entry.read_text() or 0)
+        entry.write_text(str(n + 1))
+"""
+
+
+def test_the_lock_file_removed_on_each_release_still_excludes(tmp_path):
+    """Each holder removes the lock file as it lets go; a waiter that got the removed file's
+    lock must take the new one, or two processes would hold the lock at once."""
+    entry = tmp_path / "n"
+    entry.write_text("0")
+    workers = [_start(ADD_WORKER, entry, 200) for _ in range(4)]
+    outs = [w.communicate(timeout=60) for w in workers]
+    assert [w.returncode for w in workers] == [0] * 4, [err[-2000:] for _, err in outs]
+    assert entry.read_text() == "800"
+    assert not lock_path(entry).exists()
+
+
 def test_a_thread_may_take_a_lock_it_holds(tmp_path):
     with entry_lock(tmp_path / "e"):
         with entry_lock(tmp_path / "e"):
