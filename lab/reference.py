@@ -46,8 +46,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from lab import analysis, sources
-from lab.locks import entry_lock
 from lab.elmo_vs_bert import MIN_OCCURRENCES, align, is_word, word_matrix
+from lab.locks import entry_lock
 from lab.reference_corpus import Corpus, load_corpus  # noqa: F401 - read through this module too
 from lab.vectors import LayerVectors
 
