@@ -53,6 +53,7 @@ import re
 import sys
 import tempfile
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,11 +176,13 @@ async def connect(s: Session, deadline: float) -> int:
 
 async def student(st: Student, url: str, code: str, start_at: float, a) -> None:
     await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
+    query = {"code": code}  # the page's address: a retry reopens it as the page last wrote it
     for attempt in range(2):  # a student not told retries once
         s = Session(url, cookie=f"lab_browser=bench-student-{st.index:03d}")
         try:
             st.connects += await connect(s, time.perf_counter() + a.timeout)
-            r = await s.open("join", query={"code": code}, timeout=a.timeout)
+            r = await s.open("join", query=query, timeout=a.timeout)
+            query = dict(urllib.parse.parse_qsl(s.query))
             st.errors += r.errors
             if attempt == 0 and a.typing:
                 await asyncio.sleep(a.typing * (0.5 + (st.index * 7) % 10 / 10))
@@ -208,6 +211,7 @@ async def student(st: Student, url: str, code: str, start_at: float, a) -> None:
             st.untold += 1
             st.errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
         finally:
+            query = dict(urllib.parse.parse_qsl(s.query)) or query  # as the browser's address bar holds it
             await s.close()
 
 

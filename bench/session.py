@@ -299,6 +299,8 @@ class Session:
         elif kind == "stop_auto_rerun":
             for fragment_id in fm.stop_auto_rerun.fragment_ids:
                 self.auto_reruns.pop(fragment_id, None)
+        elif kind == "page_info_changed":  # the page wrote its address (st.query_params): keep it,
+            self.query = fm.page_info_changed.query_string  # as the browser does, for the next run
         return kind
 
     def _note(self, delta, errors: list[str]) -> None:
