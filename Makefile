@@ -9,7 +9,7 @@ ADDRESS ?=
 
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: setup prepare run test test-fast test-monkey lint bench bench-app info clean
+.PHONY: setup prepare run serve-cluster test test-fast test-monkey lint bench bench-app info clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,14 @@ prepare: $(STAMP)
 run: $(STAMP)
 	$(PY) -m lab prepare || echo "(not prepared; the app computes these views when opened)"
 	$(PY) -m streamlit run serve.py --server.port $(PORT) $(if $(ADDRESS),--server.address $(ADDRESS))
+
+# SERVERS app servers behind nginx on PORT (deploy/cluster.py; deploy/README.md): a
+# PostgreSQL for the boards (LAB_BOARD_DB, or one kept in LAB_DATA_DIR), "cluster ready"
+# once every server is warm, Ctrl-C stops it all. Needs Debian's nginx and postgresql.
+# PORT is nginx's: 8080 unless given on the command line (8501 is an app server's port).
+SERVERS ?= 2
+serve-cluster: $(STAMP)
+	$(PY) deploy/cluster.py --servers $(SERVERS) --port $(if $(filter command line,$(origin PORT)),$(PORT),8080) $(if $(ADDRESS),--host $(ADDRESS))
 
 test: $(STAMP)
 	$(PY) -m pytest tests

@@ -25,7 +25,7 @@ from pathlib import Path
 BIN = Path(os.environ.get("LAB_POSTGRES_BIN", "/usr/lib/postgresql/15/bin"))
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -64,7 +64,9 @@ class Cluster:
         command = [str(self.bin / args[0]), *args[1:]]
         if self.root:
             command = ["runuser", "-u", "postgres", "--", *command]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        # a session of its own: a Ctrl-C at the terminal reaches whoever started the cluster,
+        # who stops it in its turn
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, start_new_session=True)
         if done.returncode:
             raise RuntimeError(f"{args[0]} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
         return done
@@ -91,7 +93,7 @@ class Cluster:
             self._run("initdb", "--auth=trust", "-U", "lab", "-E", "UTF8", "--locale=C.UTF-8", "-D", str(data))
         durability = "" if self.kept else " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         for attempt in range(3):  # a free port can be taken between choosing and binding it
-            self.port = _free_port()
+            self.port = free_port()
             options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
                        f"-c max_connections=100{durability}")
             try:
