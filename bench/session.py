@@ -237,9 +237,11 @@ def element_key(element_id: str) -> str:
 class Session:
     """One browser tab's worth of protocol: ``await s.open(page, a, b)``, ``await s.pick(label, i)``."""
 
-    def __init__(self, base_url: str, cookie: str = ""):
+    def __init__(self, base_url: str, cookie: str = "", headers: dict[str, str] | None = None):
         self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
-        self.cookie = cookie  # a Cookie header, as a browser sends with its websocket ("" none)
+        # sent with the websocket's request: a Cookie, as a browser sends (through a proxy, the
+        # one that keeps a tab on its server), and any other header
+        self.headers = dict(headers or {}) | ({"Cookie": cookie} if cookie else {})
         self.ws = None
         self.page = ""
         self.query = ""
@@ -253,9 +255,9 @@ class Session:
     async def connect(self) -> None:
         import websockets
 
-        headers = {"Cookie": self.cookie} if self.cookie else None
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None,
-                                           open_timeout=60, ping_interval=None, additional_headers=headers)
+                                           open_timeout=60, ping_interval=None,
+                                           additional_headers=self.headers or None)
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -333,6 +335,10 @@ class Session:
                                                       delta.fragment_id)
         elif kind == "checkbox":  # st.checkbox and st.toggle
             self.widgets[el.checkbox.label] = Widget(el.checkbox.id, kind, el.checkbox.label, [], delta.fragment_id)
+
+    async def run_page(self, page: str = "", query: str = "", timeout: float = 120) -> RunResult:
+        """Run ``page`` ("": the default page) with the query string ``query`` (a full run)."""
+        return await self.open(page, timeout=timeout, query=dict(urllib.parse.parse_qsl(query)))
 
     async def open(self, page: str, a: str = "", b: str = "", timeout: float = 120,
                    query: dict[str, str] | None = None) -> RunResult:

@@ -1,0 +1,378 @@
+"""Two app servers behind nginx, as deploy/ ships them: the shipped site
+(``deploy/nginx/context-lab.conf``, rewritten for loopback ports by ``deploy/nginx.py``)
+in front of two ``streamlit run serve.py`` sharing one PostgreSQL.
+
+- a browser's requests and websockets, told apart by its ``lab_browser`` cookie, all
+  reach one server, and a handful of browsers use both (nginx's access log says which
+  server answered each request);
+- a student on one server appears on a projector served by the other;
+- a tab whose server is killed reconnects to the other and shows the same view;
+- HTTPS: the app sees ``X-Forwarded-Proto: https`` (its cookie is Secure), and plain
+  HTTP redirects there;
+- the systemd unit passes ``systemd-analyze verify``;
+- ``deploy/cluster.py`` starts, says "cluster ready", serves, and stops without leaving
+  a process behind.
+
+Without nginx these tests skip, except where LAB_REQUIRE_NGINX=1 (CI), where that is a
+failure. The servers run without the start-up warm-up (``LAB_WARMUP=0``): what is tested
+here is where requests go, not how warm a server is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from bench.session import Server, Session, free_port
+from deploy.nginx import Nginx, Tls, nginx_missing, openssl_missing, self_signed
+from lab.board import links
+from lab.board.store import BoardStore
+from tests.browser import click_pill, record_answers, wait_idle
+from tests.test_browser_board import MONEY, join, maps_hold, submit
+from ui.server.cookies import COOKIE
+
+ROOT = Path(__file__).resolve().parents[1]
+UNIT = ROOT / "deploy" / "systemd" / "context-lab@.service"
+# A tab reconnects with a growing pause between tries (Streamlit's client), then its page
+# runs again on the other server, which has the model loaded already (the test sees to it).
+FAILOVER_S = 45
+
+
+def _require(missing: str | None, variable: str) -> None:
+    if missing is None:
+        return
+    if os.environ.get(variable) == "1":
+        pytest.fail(missing, pytrace=False)
+    pytest.skip(missing)
+
+
+def _run_dir() -> Path:
+    """A folder for nginx's files under /tmp, readable by all (as root, nginx's workers run
+    as nobody; pytest's folders are closed to them)."""
+    folder = Path(tempfile.mkdtemp(prefix="lab-nginx-"))
+    folder.chmod(0o755)
+    return folder
+
+
+class Room:
+    """Two app servers and nginx in front of them."""
+
+    def __init__(self, servers: list[Server], nginx: Nginx):
+        self.servers, self.nginx = servers, nginx
+        self.upstreams = [f"127.0.0.1:{s.port}" for s in servers]
+
+    def log_lines(self, since: int = 0) -> list[str]:
+        return self.nginx.access_log()[since:]
+
+    def upstream_of(self, cookie: str) -> str:
+        """The server nginx sends a browser with this cookie to (a health check through it)."""
+        before = len(self.log_lines())
+        get(self.nginx.url + "/_stcore/health", Cookie=f"{COOKIE}={cookie}")
+        return upstreams(self.wait_lines(before, 1))[0]
+
+    def wait_lines(self, since: int, count: int, timeout: float = 10) -> list[str]:
+        """The access log's lines after the first ``since``, once there are ``count`` of them
+        (nginx writes a request's line when it ends: a websocket's when it closes)."""
+        deadline = time.monotonic() + timeout
+        while len(lines := self.log_lines(since)) < count:
+            assert time.monotonic() < deadline, f"nginx logged {lines}, expected {count} lines"
+            time.sleep(0.05)
+        return lines
+
+    def cookies_by_server(self) -> dict[str, str]:
+        """A cookie that nginx sends to each server."""
+        found: dict[str, str] = {}
+        for i in range(64):
+            found.setdefault(self.upstream_of(f"browser-{i}"), f"browser-{i}")
+            if len(found) == len(self.upstreams):
+                return found
+        raise AssertionError(f"64 cookies all went to {list(found)}")
+
+
+def upstreams(lines: list[str]) -> list[str]:
+    """The upstream of each access log line (the last one tried, where one failed)."""
+    return [re.search(r"upstream=(\S+(?:, \S+)*) upstream_status", line).group(1).split(", ")[-1]
+            for line in lines]
+
+
+def get(url: str, context: ssl.SSLContext | None = None, **headers) -> tuple[int, str, dict]:
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=20, context=context) as r:
+            return r.status, r.read().decode(errors="replace"), r.headers
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace"), e.headers
+
+
+@pytest.fixture(scope="module")
+def room(postgres_url, tmp_path_factory):
+    """Two app servers sharing ``postgres_url`` and a cache folder, behind nginx (plain
+    HTTP on loopback); yields the ``Room``."""
+    _require(nginx_missing(), "LAB_REQUIRE_NGINX")
+    run_dir = _run_dir()
+    nginx_port = free_port()
+    env = {"LAB_WARMUP": "0", "LAB_BOARD_DB": postgres_url,
+           "LAB_CACHE_DIR": str(tmp_path_factory.mktemp("shared_cache")),
+           "LAB_REFERENCE_CORPUS": str(ROOT / "tests" / "fixtures" / "small_corpus.txt"),
+           "LAB_PUBLIC_URL": f"http://127.0.0.1:{nginx_port}"}
+    servers = [Server(env=env, log=tmp_path_factory.mktemp("server") / "server.log").start(wait=False)
+               for _ in range(2)]
+    nginx = Nginx([f"127.0.0.1:{s.port}" for s in servers], nginx_port, run_dir)
+    try:
+        for server in servers:
+            server.wait_healthy()
+        nginx.start()
+        yield Room(servers, nginx)
+    finally:
+        nginx.stop()
+        for server in servers:
+            server.stop()
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def tab(browser, room):
+    """``tab(cookie)``: a new tab in a browser of its own that already holds ``cookie`` as
+    its ``lab_browser`` (so its server is known in advance)."""
+    made = []
+
+    def new_tab(cookie: str):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.add_cookies([{"name": COOKIE, "value": cookie, "url": room.nginx.url}])
+        made.append(context)
+        pg = context.new_page()
+        pg.set_default_timeout(60_000)
+        return pg
+
+    yield new_tab
+    for context in made:
+        context.close()
+
+
+def session_runs(url: str, cookie: str, runs: int, page: str = "", query: str = "") -> None:
+    """One websocket session with this cookie that runs ``page`` ``runs`` times, in a thread
+    of its own (Playwright's sync API keeps an event loop running in this one)."""
+
+    async def runs_of_page() -> None:
+        s = Session(url, headers={"Cookie": f"{COOKIE}={cookie}"})
+        await s.connect()
+        try:
+            for _ in range(runs):
+                result = await s.run_page(page, query)
+                assert result.status == 0 and not result.errors, result
+        finally:
+            await s.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, runs_of_page()).result()
+
+
+def test_one_browser_stays_on_one_server_and_browsers_spread(room):
+    """Each of 8 browsers (cookies): its page load, health check and a websocket session
+    that runs the home page three times all reach one server; the 8 use both servers."""
+    servers_used = set()
+    for i in range(8):
+        cookie = f"sticky-{i}"
+        before = len(room.log_lines())
+        headers = {"Cookie": f"{COOKIE}={cookie}"}
+        assert get(room.nginx.url + "/", Accept="text/html", **headers)[0] == 200
+        assert get(room.nginx.url + "/_stcore/health", **headers)[:2] == (200, "ok")
+        session_runs(room.nginx.url, cookie, 3)
+        lines = room.wait_lines(before, 3)
+        assert any('"GET /_stcore/stream ' in line and " 101 " in line for line in lines), lines
+        assert len(set(upstreams(lines))) == 1, lines
+        servers_used |= set(upstreams(lines))
+    assert servers_used == set(room.upstreams)
+
+
+def test_a_first_page_load_sets_the_cookie_through_nginx(room):
+    """A browser without the cookie gets one from whichever server answers its page."""
+    status, _, headers = get(room.nginx.url + "/join", Accept="text/html")
+    assert status == 200
+    cookie = headers.get("Set-Cookie", "")
+    assert cookie.startswith(f"{COOKIE}=") and "Secure" not in cookie  # plain HTTP
+
+
+@pytest.mark.browser
+def test_a_student_on_one_server_appears_on_a_projector_on_the_other(room, tab, postgres_url):
+    """A projector tab through nginx on one server, a student's tab on the other (their
+    cookies chosen so): the student's sentence reaches the projector through PostgreSQL."""
+    store = BoardStore(postgres_url)
+    try:
+        board, _ = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded")
+        cookies = room.cookies_by_server()
+        one, two = room.upstreams
+        before = len(room.log_lines())
+        projector = tab(cookies[two])
+        projector.goto(links.projector_link(room.nginx.url, board.code))
+        projector.get_by_text("No sentences yet").wait_for()
+        student = tab(cookies[one])
+        join(student, links.join_link(room.nginx.url, board.code))
+        submit(student, MONEY, sense="money")
+        [entry] = store.entries(board.id)
+        # the projector's server loads BERT and ELMo for the first sentence (no time asked)
+        maps_hold(projector, [entry.id], time.monotonic(), 90)
+        student.context.close()  # nginx logs its websocket as it closes
+        deadline = time.monotonic() + 10
+        while not (streams := [line for line in room.log_lines(before) if '"GET /_stcore/stream ' in line]):
+            assert time.monotonic() < deadline, room.log_lines(before)
+            time.sleep(0.05)
+        assert upstreams(streams) == [one], streams  # the student's, on server one
+        for server in room.servers:
+            assert "Traceback" not in server.log.read_text(errors="replace")
+    finally:
+        store.dispose()
+
+
+def test_https_through_nginx_and_plain_http_redirects(room, tmp_path):
+    """nginx with a self-signed certificate: an HTTPS page load works (verified against
+    that certificate), the app marks its cookie Secure (it saw X-Forwarded-Proto: https),
+    and plain HTTP redirects to HTTPS; the access log holds the path, not the key."""
+    _require(openssl_missing(), "LAB_REQUIRE_NGINX")
+    cert, key = self_signed(tmp_path)
+    port, redirect = free_port(), free_port()
+    run_dir = _run_dir()
+    try:
+        with Nginx(room.upstreams, port, run_dir, tls=Tls(cert, key, redirect)) as nginx:
+            context = ssl.create_default_context(cafile=str(cert))  # verified against that certificate
+            status, body, headers = get(nginx.url + "/board", context=context, Accept="text/html")
+            assert status == 200 and "<html" in body.lower()
+            cookie = headers.get("Set-Cookie", "")
+            assert cookie.startswith(f"{COOKIE}=") and "; Secure" in cookie  # the app saw https
+            assert get(nginx.url + "/_lab/ready", context=context)[:2] == (200, "ready")
+            plain = http.client.HTTPConnection("127.0.0.1", redirect, timeout=10)
+            plain.request("GET", "/board?key=secret")
+            answer = plain.getresponse()
+            assert answer.status == 301
+            assert answer.getheader("Location") == f"https://127.0.0.1:{port}/board?key=secret"
+            log = nginx.access_log_path.read_text()
+            assert "secret" not in log and '"GET /board HTTP/1.1" 301' in log  # the path, not the key
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def test_the_systemd_unit_verifies(tmp_path):
+    """``systemd-analyze verify`` on the unit, its paths rewritten to this checkout (it
+    checks that ExecStart's program exists). systemd does not run here: verified, not run."""
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze not found (package systemd): the unit cannot be verified here")
+    venv_python = ROOT / ".venv" / "bin" / "python"
+    python = venv_python if venv_python.exists() else Path(sys.executable)
+    env_file = tmp_path / "context-lab.env"
+    env_file.write_text("LAB_SHARED=1\n")
+    text = (UNIT.read_text().replace("/opt/context-lab/.venv/bin/python", str(python))
+            .replace("/opt/context-lab", str(ROOT)).replace("/etc/context-lab.env", str(env_file)))
+    assert str(ROOT) in text and "/opt/" not in text
+    (tmp_path / UNIT.name).write_text(text)
+    done = subprocess.run([analyze, "verify", str(tmp_path / "context-lab@8501.service")],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    # (a machine without systemd running warns about what it cannot reach, on stderr lines
+    # that do not name the unit)
+    problems = [line for line in done.stderr.splitlines() if "context-lab" in line]
+    assert done.returncode == 0 and not problems, done.stderr
+
+
+def _processes(pattern: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True)
+    return found.stdout.splitlines()
+
+
+def test_the_cluster_script_serves_and_stops_cleanly():
+    """``deploy/cluster.py --servers 2``: its own PostgreSQL (in LAB_DATA_DIR), two servers,
+    nginx; "cluster ready"; / and /_lab/ready through nginx; SIGTERM leaves no process."""
+    _require(nginx_missing(), "LAB_REQUIRE_NGINX")
+    from deploy.postgres import postgres_missing
+
+    _require(postgres_missing(), "LAB_REQUIRE_POSTGRES")
+    data = Path(tempfile.mkdtemp(prefix="lab-cluster-"))
+    data.chmod(0o755)  # the postgres user keeps its cluster under it
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("LAB_BOARD_DB", "LAB_PUBLIC_URL")}
+    env |= {"LAB_DATA_DIR": str(data), "LAB_WARMUP": "0", "PYTHONUNBUFFERED": "1"}
+    out = data / "cluster.out"
+    with open(out, "w") as sink:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "cluster.py"), "--servers", "2",
+                                 "--port", str(port)], cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 150
+        while "cluster ready" not in out.read_text():
+            assert proc.poll() is None, out.read_text()
+            assert time.monotonic() < deadline, out.read_text()
+            time.sleep(0.2)
+        text = out.read_text()
+        ports = re.findall(r"app server on http://127\.0\.0\.1:(\d+)", text)
+        assert len(ports) == 2, text
+        url = f"http://127.0.0.1:{port}"
+        assert get(url + "/", Accept="text/html")[0] == 200
+        assert get(url + "/_lab/ready")[:2] == (200, "ready")
+        assert _processes(str(data / "cluster-postgres")), "no PostgreSQL of its own"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0, out.read_text()
+        assert out.read_text().rstrip().endswith("stopped")
+        for pattern in [str(data), *(f"--server.port {p}" for p in ports)]:
+            assert _processes(pattern) == [], pattern
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+_CHARTS = """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot'),
+  el => JSON.stringify((el.data || []).map(t => ({name: t.name || '',
+    y: Array.from(t.y || [], v => typeof v === 'number' ? v.toFixed(4) : v)}))))"""
+
+SENTENCES = "a=The+pitcher+threw+a+fast+ball.&b=She+poured+water+from+the+pitcher."
+
+
+@pytest.mark.browser
+def test_a_tab_whose_server_dies_reconnects_to_the_other(room, tab):
+    """The BERT page (sentences and a chosen word in its URL) open through nginx on one
+    server; that server killed (SIGKILL); the tab reconnects through nginx to the other and
+    shows the same view: the same URL, the same charts. Nothing is restarted. (Last in
+    this module: the room keeps one server.)"""
+    cookies = room.cookies_by_server()
+    one, two = room.upstreams
+    # the other server has BERT loaded (as a warm server would): the failover is timed, the load is not
+    session_runs(room.nginx.url, cookies[two], 1, "bert", SENTENCES)
+    pg = tab(cookies[one])
+    pg.goto(f"{room.nginx.url}/bert?{SENTENCES}")
+    pg.wait_for_selector("text=One word, two contexts")
+    wait_idle(pg)
+    click_pill(pg, "Word in sentence A", "threw")
+    pg.wait_for_selector('text=Token cosine "threw" / "pitcher"')
+    url, charts = pg.url, pg.evaluate(_CHARTS)
+    assert charts and all(json.loads(c) for c in charts)
+
+    answers = record_answers(pg)
+    killed = room.servers[0]
+    killed.proc.send_signal(signal.SIGKILL)
+    killed.proc.wait()
+    t0 = time.monotonic()
+    while "script_finished:FINISHED_SUCCESSFULLY" not in answers:
+        assert time.monotonic() - t0 < FAILOVER_S, f"no full run on the other server: got {answers}"
+        pg.wait_for_timeout(100)
+    assert "new_session" in answers
+    wait_idle(pg, settle_ms=300)
+    assert pg.url == url
+    assert pg.evaluate(_CHARTS) == charts
+    assert pg.get_by_text('Token cosine "threw" / "pitcher"').count() == 1
+    # the reconnect went to server two: nginx tried server one, found it gone, and went on
+    lines = room.log_lines()
+    assert any(f"upstream={one}, {two}" in line for line in lines), lines[-10:]
