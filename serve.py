@@ -10,13 +10,17 @@ entry adds what only the server can:
 - the start-up warm-up, begun at launch rather than at the first visit, so that a server
   behind a proxy is warm before its first tab (``ui.server.warmup``);
 - ``/_lab/ready``, which answers 200 "ready" once the server is warm (models loaded, the
-  common BERT lengths compiled) and 503 with "starting" or "answering" until then.
+  common BERT lengths compiled) and 503 with "starting" or "answering" until then. Under
+  a sub-path (``server.baseUrlPath``) it answers there too: Streamlit mounts routes given
+  to ``st.App`` at the root, and answers any other path under the sub-path with the
+  app's page, 200, which a proxy's check would read as "ready".
   ``/_stcore/health`` stays Streamlit's: it says the server answers, not that it is warm.
 """
 
 import contextlib
 
 import streamlit as st
+from streamlit import config
 from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
@@ -34,6 +38,12 @@ async def ready(request):
                              headers={"Cache-Control": "no-store"})
 
 
+def ready_paths() -> list[str]:
+    """``READY_PATH``, and the same under the server's sub-path where it has one."""
+    base = (config.get_option("server.baseUrlPath") or "").strip("/")
+    return [READY_PATH] + ([f"/{base}{READY_PATH}"] if base else [])
+
+
 @contextlib.asynccontextmanager
 async def lifespan(app):
     warmup.start()
@@ -41,4 +51,4 @@ async def lifespan(app):
 
 
 app = st.App("app.py", on_script_error=on_script_error, middleware=[Middleware(BrowserCookie)],
-             routes=[Route(READY_PATH, ready, methods=["GET", "HEAD"])], lifespan=lifespan)
+             routes=[Route(path, ready, methods=["GET", "HEAD"]) for path in ready_paths()], lifespan=lifespan)

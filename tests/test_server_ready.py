@@ -50,3 +50,25 @@ def test_a_page_load_sets_the_browser_cookie():
         _, _, again = get(srv.url + "/join", Accept="text/html", Cookie=f"{COOKIE}=abc")
         assert "Set-Cookie" not in again
         assert get(srv.url + "/_lab/ready")[:2] == (200, "ready")  # no warm-up: nothing to wait for
+
+
+def test_ready_under_a_sub_path():
+    """Behind a proxy under /lab/ (server.baseUrlPath), the ready route answers there, not
+    the app's page (a 200 that a proxy's check would take for "ready")."""
+    srv = Server(env={"LAB_WARMUP": "0", "STREAMLIT_SERVER_BASE_URL_PATH": "lab"}).start(wait=False)
+    try:
+        deadline = time.monotonic() + 120
+        while get_or_none(srv.url + "/lab/_stcore/health") != 200:
+            assert srv.proc.poll() is None and time.monotonic() < deadline, srv.log.read_text()[-3000:]
+            time.sleep(0.2)
+        assert get(srv.url + "/lab/_lab/ready")[:2] == (200, "ready")
+        assert get(srv.url + "/_lab/ready")[:2] == (200, "ready")
+    finally:
+        srv.stop()
+
+
+def get_or_none(url: str) -> int | None:
+    try:
+        return get(url)[0]
+    except OSError:
+        return None
