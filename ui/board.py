@@ -179,7 +179,10 @@ def room(board: Board) -> Room:
     every = store().entries(board.id, hidden=False)
     entries = [e for e in every if e.approved]
     found, tests = {}, {}
-    if entries:
+    if not entries:  # load the models now: the room's first sentence must not wait for them
+        for family, source in (("bert", board.bert_source), ("elmo", board.elmo_source)):
+            model_cache.model(family, source)
+    else:
         texts, uses, senses = [e.text for e in entries], [e.use_index for e in entries], [e.sense for e in entries]
         for family, source in (("bert", board.bert_source), ("elmo", board.elmo_source)):
             model = model_cache.model(family, source)  # one that cannot load: says so, and the embedded one
