@@ -272,3 +272,24 @@ def download(page, click, sent: list[str] | None = None) -> tuple[str, bytes]:
     if sent is not None:
         assert sent.count("rerun_script") == ran
     return d.suggested_filename, data
+
+
+@pytest.fixture
+def person(browser):
+    """``person(cookies=())``: a new tab in a browser of its own (own cookies, own sessions),
+    holding ``cookies`` (Playwright's cookie dicts) from the start; every one is closed after
+    the test."""
+    made = []
+
+    def new_tab(cookies=()):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        if cookies:
+            context.add_cookies(list(cookies))
+        made.append(context)
+        tab = context.new_page()
+        tab.set_default_timeout(60_000)
+        return tab
+
+    yield new_tab
+    for context in made:
+        context.close()

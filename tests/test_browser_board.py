@@ -50,24 +50,6 @@ def board_app(tmp_path_factory):
         store.dispose()
 
 
-@pytest.fixture
-def person(browser):
-    """``person()``: a new tab in a browser of its own (own cookies, own sessions); every
-    one is closed after the test."""
-    made = []
-
-    def new_tab():
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        made.append(context)
-        tab = context.new_page()
-        tab.set_default_timeout(60_000)
-        return tab
-
-    yield new_tab
-    for context in made:
-        context.close()
-
-
 # --- the student's page --------------------------------------------------------------------
 def join(pg, url: str) -> None:
     pg.goto(url)

@@ -147,22 +147,10 @@ def room(postgres_url, tmp_path_factory):
 
 
 @pytest.fixture
-def tab(browser, room):
+def tab(person, room):
     """``tab(cookie)``: a new tab in a browser of its own that already holds ``cookie`` as
     its ``lab_browser`` (so its server is known in advance)."""
-    made = []
-
-    def new_tab(cookie: str):
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.add_cookies([{"name": COOKIE, "value": cookie, "url": room.nginx.url}])
-        made.append(context)
-        pg = context.new_page()
-        pg.set_default_timeout(60_000)
-        return pg
-
-    yield new_tab
-    for context in made:
-        context.close()
+    return lambda cookie: person([{"name": COOKIE, "value": cookie, "url": room.nginx.url}])
 
 
 def session_runs(url: str, cookie: str, runs: int, page: str = "", query: str = "") -> None:
