@@ -2,12 +2,22 @@
 projector follows the board, over Streamlit's own websocket protocol.
 
     python bench/board_load.py [--students 60] [--within 60] [--typing 0] [--servers 1|2] [--restart]
-                               [--max-seconds 400] [--root CHECKOUT]
+                               [--nginx [--kill-at S]] [--max-seconds 400] [--root CHECKOUT]
 
-Serves the app (one server on SQLite in a new ``LAB_DATA_DIR``; with ``--servers 2`` a
-throwaway PostgreSQL cluster, ``tests.postgres.Cluster``, and two servers whose
-``LAB_BOARD_DB`` points at it), waits until each is warm (as ``bench/load.py`` does) and
-makes a board ("bank": money, river) in that database, as the teacher's page would.
+Serves the app (one server on SQLite in a new ``LAB_DATA_DIR``; with ``--servers 2`` or
+``--nginx`` a throwaway PostgreSQL cluster and servers whose ``LAB_BOARD_DB`` points at it,
+``bench/room.py``), waits until each is warm (as ``bench/load.py`` does) and makes a
+board ("bank": money, river) in that database, as the teacher's page would.
+
+With ``--nginx`` the servers sit behind nginx from the shipped site, and the students and
+the projector go through it: each browser's own ``lab_browser`` cookie decides its server
+(the report says how many tabs each got, from nginx's access log), instead of the
+students taking the servers in turn and the projector server 1. ``--kill-at S`` SIGKILLs
+the projector's server S seconds after the first student arrives: its tabs reconnect
+through nginx to the other server (the projector reopens its URL; a student whose submit
+got no answer retries once, as below), and the report adds how long the projector took to
+draw again and to show every sentence stored before the kill, and how long each student
+who had to retry took to see the join page again.
 
 One projector session opens ``/board?board=CODE`` on server 1 and stays, as the
 projector's tab does: the board's view is a fragment with ``run_every``, so every second
@@ -61,11 +71,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import Server, Session, parser
+from bench.room import Room, browser_cookie
+from bench.session import Server, Session, loadavg, parser
 
 WORD, SENSES = "bank", ("money", "river")
 NOT_SURE = "not sure"  # app_pages/join.py's radio option for "did not say"
 MAPS = {"bert": "board_map_bert", "elmo": "board_map_elmo"}
+PROJECTOR_COOKIE = browser_cookie("bench-projector")
 DRAIN_S = 60.0  # after the last student, how long the projector may take to show everything
 
 NAMES = ["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kemal", "Lea"]
@@ -102,6 +114,7 @@ class Student:
     tries: int = 0  # submits sent
     untold: int = 0  # tries that ended without an answer
     connects: int = 0  # connection attempts that failed (a server away)
+    reopened: float = 0.0  # perf_counter when a retry's join page was shown
     request_s: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -136,7 +149,7 @@ class Projector:
 
     async def run(self, timeout: float) -> None:
         while not self.stop.is_set():
-            s = Session(self.url, cookie="lab_browser=bench-projector")
+            s = Session(self.url, cookie=PROJECTOR_COOKIE)
             s.on_chart = self.on_chart
             try:
                 await s.connect()
@@ -182,6 +195,8 @@ async def student(st: Student, url: str, code: str, start_at: float, a) -> None:
         try:
             st.connects += await connect(s, time.perf_counter() + a.timeout)
             r = await s.open("join", query=query, timeout=a.timeout)
+            if attempt:
+                st.reopened = time.perf_counter()
             query = dict(urllib.parse.parse_qsl(s.query))
             st.errors += r.errors
             if attempt == 0 and a.typing:
@@ -228,8 +243,20 @@ def restart(srv: Server, log: dict) -> None:
     log["up"] = time.perf_counter()
 
 
-async def run_class(servers: list[Server], code: str, a) -> tuple[list[Student], Projector, dict]:
-    proj = Projector(servers[0].url, code)
+def kill(room: Room, k: int, log: dict) -> None:
+    """SIGKILL server ``k`` (blocking), noting when."""
+    log["stopped"] = time.perf_counter()
+    log["stopped_epoch"] = time.time()
+    log["loadavg"] = loadavg()
+    room.kill(k)
+    log["down"] = time.perf_counter()
+    log["down_epoch"] = log["stopped_epoch"]  # a SIGKILLed server stores nothing after the signal
+
+
+async def run_class(servers: list[Server], code: str, a,
+                    room: Room | None = None) -> tuple[list[Student], Projector, dict]:
+    urls = [room.url] if room and room.nginx else [srv.url for srv in servers]
+    proj = Projector(urls[0], code)
     watching = asyncio.create_task(proj.run(a.timeout))
     up_by = time.perf_counter() + a.timeout
     while proj.runs == 0 and time.perf_counter() < up_by:  # the projector's first rerun: its view is up
@@ -240,10 +267,18 @@ async def run_class(servers: list[Server], code: str, a) -> tuple[list[Student],
     students = []
     for i in range(a.students):
         text, choice = sentence(i)
-        students.append(Student(i, i % len(servers), text, choice))
-    log: dict = {"cpu0": [srv.cpu_s() for srv in servers], "epoch0": time.time() - (time.perf_counter() - t0)}
-    tasks = [student(st, servers[st.server].url, code, t0 + a.within * i / max(1, a.students), a)
+        students.append(Student(i, i % len(urls), text, choice))
+    log: dict = {"cpu0": [srv.cpu_s() for srv in servers], "epoch0": time.time() - (time.perf_counter() - t0),
+                 "log_start": room.log_length() if room else 0}
+    tasks = [student(st, urls[st.server], code, t0 + a.within * i / max(1, a.students), a)
              for i, st in enumerate(students)]
+    if a.kill_at:
+        log["killed"] = room.server_of(PROJECTOR_COOKIE)
+
+        async def kill_later():
+            await asyncio.sleep(a.kill_at)
+            await asyncio.to_thread(kill, room, log["killed"], log)
+        tasks.append(kill_later())
     if a.restart:
         async def restart_later():
             await asyncio.sleep(a.within / 2)
@@ -278,28 +313,30 @@ def main(argv=None) -> int:
     ap.add_argument("--restart", action="store_true", help="stop server 1 halfway through and start it again")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds one request may take")
     ap.add_argument("--max-seconds", type=float, default=400.0, help="seconds the class may take, all included")
+    ap.add_argument("--nginx", action="store_true",
+                    help="the servers behind nginx; students and projector through it, spread by their cookies")
+    ap.add_argument("--kill-at", type=float, default=0.0,
+                    help="with --nginx --servers 2: SIGKILL the projector's server this many seconds after the "
+                         "first student")
     a = ap.parse_args(argv)
     a.students, a.servers = max(1, min(a.students, 250)), max(1, min(a.servers, 2))
+    if a.kill_at and not (a.nginx and a.servers == 2):
+        ap.error("--kill-at needs --nginx --servers 2 (the other server takes the killed one's tabs)")
+    if a.kill_at and a.restart:
+        ap.error("--kill-at or --restart, not both")
     tmp = Path(tempfile.mkdtemp(prefix="lab-board-bench-"))
-    cluster = None
+    room = None
     servers: list[Server] = []
     try:
-        if a.servers > 1:
-            from tests.postgres import Cluster
-
-            cluster = Cluster().start()
-            url = cluster.create_database("lab")
-            env = {"LAB_BOARD_DB": url, "LAB_DATA_DIR": str(tmp)}
-            database = "PostgreSQL 15 (tests.postgres.Cluster)"
+        if a.servers > 1 or a.nginx:
+            room = Room.start(a.servers, nginx=a.nginx, root=a.root, python=a.python)
+            servers, url = room.servers, room.board_db
+            database = "PostgreSQL 15" + (f", behind nginx on {room.url}" if a.nginx else "")
         else:
             url = f"sqlite:///{tmp / 'boards.sqlite3'}"
-            env = {"LAB_DATA_DIR": str(tmp)}
             database = f"SQLite in {tmp}"
-        for k in range(a.servers):
-            servers.append(Server(root=a.root.resolve(), python=a.python, env=dict(env)).start(wait=False))
-        for srv in servers:
-            srv.wait_healthy()
-            srv.wait_warm()
+            servers.append(Server(root=a.root.resolve(), python=a.python, env={"LAB_DATA_DIR": str(tmp)}).start())
+            servers[0].wait_warm()
         from lab.board.store import BoardStore
 
         store = BoardStore(url)
@@ -308,12 +345,16 @@ def main(argv=None) -> int:
               f"(“{WORD}”: {', '.join(SENSES)}); RSS after warm-up "
               + ", ".join(f"{s.rss_mb():.0f} MB" for s in servers))
         typing = f", typing about {a.typing:g} s" if a.typing else ""
-        print(f"{a.students} students over {a.within} s{typing}, in turn on {a.servers} server(s); the projector on "
-              f"server 1{'; server 1 restarted at ' + str(a.within / 2) + ' s' if a.restart else ''}", flush=True)
+        where = ("through nginx, spread by their cookies" if a.nginx
+                 else f"in turn on {a.servers} server(s); the projector on server 1")
+        print(f"{a.students} students over {a.within} s{typing}, {where}"
+              f"{'; server 1 restarted at ' + str(a.within / 2) + ' s' if a.restart else ''}"
+              f"{f'; the projector server SIGKILLed at {a.kill_at:g} s' if a.kill_at else ''}; "
+              f"load average {loadavg()}", flush=True)
         t_begin = time.perf_counter()
 
         async def whole():
-            students, proj, log = await run_class(servers, board.code, a)
+            students, proj, log = await run_class(servers, board.code, a, room)
             visible = {e.id for e in store.visible(board.id)}
             left = max(5.0, a.max_seconds - (time.perf_counter() - t_begin))
             log["all_shown"] = await drain(proj, visible, min(DRAIN_S, left))
@@ -322,17 +363,18 @@ def main(argv=None) -> int:
             return students, proj, log
 
         students, proj, log = asyncio.run(whole())
-        report(students, proj, log, store, board, servers, a)
+        report(students, proj, log, store, board, servers, a, room)
         store.dispose()
     finally:
-        for srv in servers:
-            srv.stop()
-        if cluster is not None:
-            cluster.stop()
+        if room is None:
+            for srv in servers:
+                srv.stop()
+        if room is not None:
+            room.stop()
     return 0
 
 
-def report(students, proj, log, store, board, servers, a) -> None:
+def report(students, proj, log, store, board, servers, a, room: Room | None = None) -> None:
     entries = store.entries(board.id)
     visible = {e.id for e in store.visible(board.id)}
     by_text = collections.defaultdict(list)
@@ -370,15 +412,29 @@ def report(students, proj, log, store, board, servers, a) -> None:
         ("Submit request p50 / p95", f"{pct(requests, 50)} / {pct(requests, 95)} s ({len(requests)} requests)"),
         ("projector reruns", f"{proj.runs}"),
     ]
+    tabs = room.spread(log["log_start"]) if room and room.nginx else None
     for k, srv in enumerate(servers):
         alive = srv.proc is not None and srv.proc.poll() is None
         cpu = f"{srv.cpu_s():.1f} s" if alive else "-"
-        if k == 0 and "cpu_before" in log:  # the old process from the class's start, the new one from its own
+        if room and k in room.killed:
+            cpu = f"{room.killed[k] - log['cpu0'][k]:.1f} s until its SIGKILL"
+        elif k == 0 and "cpu_before" in log:  # the old process from the class's start, the new one from its own
             cpu = f"{log['cpu_before'] - log['cpu0'][0]:.1f} s before the restart + {cpu} after"
         elif alive:
             cpu = f"{srv.cpu_s() - log['cpu0'][k]:.1f} s"
         rows.append((f"server {k + 1}: CPU in the class / RSS at end", f"{cpu} / {srv.rss_mb():.0f} MB"
                      if alive else cpu))
+        if tabs is not None:
+            rows.append((f"server {k + 1}: tabs nginx passed to it", f"{tabs[k + 1]}"))
+    if a.kill_at and "stopped" in log:
+        k = log["killed"]
+        rows.append(("SIGKILL: the projector's server", f"server {k + 1}, at {log['stopped'] - log['start']:.1f} s "
+                                                         f"(load average then {log.get('loadavg', '-')})"))
+        if proj.redrawn:
+            rows.append(("SIGKILL -> projector drew a map", f"{proj.redrawn[0] - log['stopped']:.1f} s"))
+        back = [st.reopened - log["stopped"] for st in students if st.reopened > log["stopped"]]
+        rows.append(("SIGKILL -> a retrying student's page", f"p50 {pct(back, 50)} / p95 {pct(back, 95)} s "
+                                                              f"({len(back)} students)"))
     if a.restart and "stopped" in log:
         rows.append(("restart: SIGTERM -> exited / -> healthy",
                      f"{log['down'] - log['stopped']:.1f} / {log['up'] - log['stopped']:.1f} s "
@@ -389,11 +445,12 @@ def report(students, proj, log, store, board, servers, a) -> None:
     shown = log.get("all_shown")
     rows.append(("last student -> projector showed all",
                  f"{shown - log['students_done']:.1f} s" if shown else f"not within {DRAIN_S:.0f} s"))
-    if a.restart and "stopped" in log:
+    if (a.restart or a.kill_at) and "stopped" in log:
         before = {e.id for e in entries if e.id in visible and e.created < log["down_epoch"]}
         back = next((t for t, ids in proj.history if t > log["stopped"] and before <= ids), None)
-        rows.append(("SIGTERM -> projector showed all before it", f"{back - log['stopped']:.1f} s ({len(before)} ids)"
-                     if back else "never"))
+        signal_name = "SIGKILL" if a.kill_at else "SIGTERM"
+        rows.append((f"{signal_name} -> projector showed all before it",
+                     f"{back - log['stopped']:.1f} s ({len(before)} ids)" if back else "never"))
     if log.get("timed_out"):
         rows.append(("TIMED OUT", f"the students did not finish in {a.max_seconds - DRAIN_S:.0f} s"))
     print()
@@ -405,7 +462,8 @@ def report(students, proj, log, store, board, servers, a) -> None:
             at = ", ".join(f"+{e.created - log['epoch0']:.2f} s" for e in copies)
             print(f"  student {st.index}: {st.tries} submits, {st.untold} unanswered, told {st.told or 'nothing'}; "
                   f"stored {len(copies)}x ({at})"
-                  + (f"; SIGTERM at +{log['stopped_epoch'] - log['epoch0']:.2f} s" if "stopped_epoch" in log else ""))
+                  + (f"; {'SIGKILL' if a.kill_at else 'SIGTERM'} at +{log['stopped_epoch'] - log['epoch0']:.2f} s"
+                     if "stopped_epoch" in log else ""))
     if errors:
         print("\nerrors seen by clients (first 12):")
         for e in errors[:12]:

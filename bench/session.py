@@ -55,6 +55,12 @@ def new_sentences(i: int, salt: str = "", chars: int = 0) -> tuple[str, str]:
     return a, b
 
 
+def loadavg() -> str:
+    """The machine's load average over 1, 5 and 15 minutes (/proc/loadavg): printed with
+    every figure, as other work on the machine moves them."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def free_port() -> int:
     """A loopback port no one listens on now."""
     with socket.socket() as s:
@@ -262,6 +268,27 @@ class Session:
     async def close(self) -> None:
         if self.ws is not None:
             await self.ws.close()
+
+    async def reconnect(self, timeout: float = 120) -> RunResult:
+        """After the connection dropped (its server gone): connect again, retrying every 0.5 s
+        for ``timeout`` seconds, and run the page again from its address, as the browser
+        does; the new session on the server starts from what the address holds."""
+        import websockets
+
+        deadline = time.perf_counter() + timeout
+        while True:
+            try:
+                await self.connect()
+                break
+            except (OSError, websockets.exceptions.InvalidHandshake):
+                if time.perf_counter() > deadline:
+                    raise
+                await asyncio.sleep(0.5)
+        self.widgets.clear()
+        self.charts.clear()
+        self.auto_reruns.clear()
+        self._due.clear()
+        return await self._rerun(max(1.0, deadline - time.perf_counter()))
 
     async def _rerun(self, timeout: float, **client_state) -> RunResult:
         from streamlit.proto.BackMsg_pb2 import BackMsg
