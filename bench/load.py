@@ -180,8 +180,10 @@ async def rounds(url: str, a, srv: Server | None, room: Room | None = None,
             since = room.log_length() if room else 0
             times, errors, wall = await repeat_once(url, rep, a, sessions, failover)
             for k in alive:
-                if room is None or room.alive(k):
+                try:
                     await asyncio.to_thread(servers[k].wait_quiet, timeout=60)
+                except FileNotFoundError:  # its /proc entry: the server was killed meanwhile
+                    pass
             cpu = {k: (room.cpu_s(k) if room else servers[k].cpu_s()) - cpu0[k] for k in alive}
             await asyncio.sleep(METRICS_TTL)  # the metrics then describe this repeat's end
             t = np.asarray(times) if times else np.array([np.nan])

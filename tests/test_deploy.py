@@ -39,6 +39,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.room import last_upstream
 from bench.session import Server, Session, free_port
 from deploy.nginx import Nginx, Tls, nginx_missing, openssl_missing, self_signed
 from lab.board import links
@@ -107,8 +108,7 @@ class Room:
 
 def upstreams(lines: list[str]) -> list[str]:
     """The upstream of each access log line (the last one tried, where one failed)."""
-    return [re.search(r"upstream=(\S+(?:, \S+)*) upstream_status", line).group(1).split(", ")[-1]
-            for line in lines]
+    return [last_upstream(line) for line in lines]
 
 
 def get(url: str, context: ssl.SSLContext | None = None, **headers) -> tuple[int, str, dict]:
