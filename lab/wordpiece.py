@@ -43,19 +43,11 @@ class WordPieceTokenizer:
         self._tokenize = EagerUntilTraced(tf.function(
             self._tokenize_graph, input_signature=[tf.TensorSpec([None], tf.string)], autograph=False
         ))
-        # The segments go in as flat ids and row lengths (plain tensors: a call with ragged
-        # arguments costs about 1 ms more to dispatch) and become ragged inside the graph.
-        flat = [tf.TensorSpec([None], tf.int64)] * 2
-        scalar = [tf.TensorSpec([], tf.int64)] * 2 + [tf.TensorSpec([], tf.int32)]
-        self._pack_one = EagerUntilTraced(tf.function(_pack_one, input_signature=flat + scalar, autograph=False))
-        self._pack_two = EagerUntilTraced(tf.function(_pack_two, input_signature=flat * 2 + scalar,
-                                                      autograph=False))
-
     @property
     def graphs(self) -> tuple[EagerUntilTraced, ...]:
-        """The tokenizer's and the packer's graphs, for a server to trace in the background
-        while it answers eagerly (``lab.models.bert.BertEncoder.serve``)."""
-        return self._tokenize, self._pack_one, self._pack_two
+        """The tokenizer's graph, for a server to trace in the background while it answers
+        eagerly (``lab.models.bert.BertEncoder.serve``)."""
+        return (self._tokenize,)
 
     @classmethod
     def from_file(cls, vocab_file: str | Path, lower_case: bool = True) -> "WordPieceTokenizer":
@@ -120,47 +112,44 @@ class WordPieceTokenizer:
         at most 512). Returns int32 ``input_word_ids``, ``input_mask`` (1 = real token)
         and ``input_type_ids`` (0 for A, 1 for B), each (B, seq_length).
         """
-        def ragged(encodings):  # (B, pieces) as flat ids and row lengths
-            flat = np.fromiter((i for e in encodings for i in e.ids), np.int64)
-            return flat, np.array([len(e.ids) for e in encodings], np.int64)
-
         if second is None:
-            longest = max(len(x.ids) for x in first) + 2
+            lengths = np.array([[len(x.ids)] for x in first])  # (B, 1)
         else:
-            longest = max(len(x.ids) + len(y.ids) for x, y in zip(first, second)) + 3
+            lengths = np.array([[len(x.ids), len(y.ids)] for x, y in zip(first, second)])  # (B, 2)
+        longest = int(lengths.sum(1).max()) + 1 + lengths.shape[1]
         seq_length = seq_length or min(longest, MAX_POSITIONS)
-        if second is None:
-            ids, mask, types = self._pack_one(*ragged(first), self.cls_id, self.sep_id, seq_length)
-        else:
-            ids, mask, types = self._pack_two(
-                *ragged(first), *ragged(second), self.cls_id, self.sep_id, seq_length
-            )
-        return {
-            "input_word_ids": ids.numpy().astype(np.int32),
-            "input_mask": mask.numpy().astype(np.int32),
-            "input_type_ids": types.numpy().astype(np.int32),
-        }
+        kept = round_robin(lengths, seq_length - 1 - lengths.shape[1])
+        B = len(first)
+        ids = np.zeros((B, seq_length), np.int32)
+        mask = np.zeros((B, seq_length), np.int32)
+        types = np.zeros((B, seq_length), np.int32)
+        for row, segments in enumerate(zip(first, *(() if second is None else (second,)))):
+            pos = 1
+            ids[row, 0] = self.cls_id
+            for s, (enc, n) in enumerate(zip(segments, kept[row])):
+                ids[row, pos : pos + n] = enc.ids[:n]
+                ids[row, pos + n] = self.sep_id
+                types[row, pos : pos + n + 1] = s
+                pos += n + 1
+            mask[row, :pos] = 1
+        return {"input_word_ids": ids, "input_mask": mask, "input_type_ids": types}
 
 
-def _ragged(flat, lengths):
-    return tf.RaggedTensor.from_row_lengths(flat, lengths, validate=False)
+def round_robin(lengths: np.ndarray, budget: int) -> np.ndarray:
+    """How many pieces of each segment to keep, (B, S) -> (B, S), as tensorflow-text's
+    ``RoundRobinTrimmer``: one piece from each segment in turn, first segment first, while
+    the budget lasts and a segment has pieces left.
 
-
-def _pack_one(a, a_lengths, cls_id, sep_id, seq_length):
-    return _pack([_ragged(a, a_lengths)], cls_id, sep_id, seq_length)
-
-
-def _pack_two(a, a_lengths, b, b_lengths, cls_id, sep_id, seq_length):
-    return _pack([_ragged(a, a_lengths), _ragged(b, b_lengths)], cls_id, sep_id, seq_length)
-
-
-def _pack(segments, cls_id, sep_id, seq_length):
-    # Room for [CLS] and one [SEP] per segment; trim the segments round-robin to fit.
-    budget = seq_length - 1 - len(segments)
-    segments = tf_text.RoundRobinTrimmer(max_seq_length=budget).trim(segments)
-    ids, types = tf_text.combine_segments(
-        segments, start_of_sequence_id=cls_id, end_of_segment_id=sep_id
-    )
-    ids, mask = tf_text.pad_model_inputs(ids, max_seq_length=seq_length)
-    types, _ = tf_text.pad_model_inputs(types, max_seq_length=seq_length)
-    return ids, mask, types
+    A segment shorter than its equal share keeps everything, and the others share the rest:
+    with two segments, the shorter keeps min(length, budget // 2) (the first keeps the odd
+    piece when both are long), the other takes what is left.
+    """
+    lengths = np.asarray(lengths)
+    if lengths.shape[1] == 1:
+        return np.minimum(lengths, budget)
+    if lengths.shape[1] != 2:
+        raise ValueError(f"one or two segments, got {lengths.shape[1]}")
+    a, b = lengths[:, 0], lengths[:, 1]
+    kb = np.where(a >= (budget + 1) // 2, np.minimum(b, budget // 2), np.minimum(b, budget - a))
+    ka = np.minimum(a, budget - kb)
+    return np.stack([ka, kb], axis=1)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lab.tokenize import NUMBERS_ONLY, prepare_text, split_words
-from lab.wordpiece import WordPieceTokenizer
+from lab.wordpiece import WordPieceTokenizer, round_robin
 from tests.conftest import ROOT, TOY_VOCAB
 
 
@@ -47,6 +47,22 @@ def test_pack_single_and_pair_like_the_hub_preprocessor(toy):
     assert pair["input_type_ids"][0].tolist() == [0] * 4 + [1] * 7
     trimmed = toy.pack([a], [b], seq_length=7)  # round-robin: 2 from each segment
     assert trimmed["input_word_ids"][0].tolist() == [cls] + a.ids + [sep] + b.ids[:2] + [sep]
+
+
+def test_round_robin_keeps_what_tensorflow_text_s_trimmer_keeps():
+    import tensorflow as tf
+    import tensorflow_text as tf_text
+
+    def segment(n):
+        return tf.RaggedTensor.from_row_lengths(tf.ones([n], tf.int64), [n])
+
+    for budget in range(14):
+        for a in range(12):
+            for b in range(12):
+                trimmed = tf_text.RoundRobinTrimmer(max_seq_length=budget).trim([segment(a), segment(b)])
+                want = [int(t.row_lengths()[0]) for t in trimmed]
+                assert round_robin(np.array([[a, b]]), budget).tolist() == [want], (a, b, budget)
+                assert round_robin(np.array([[a]]), budget).tolist() == [[min(a, budget)]]
 
 
 def test_real_vocab_matches_reference_tokenizer(embedded_bert):
