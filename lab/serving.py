@@ -35,7 +35,12 @@ class EagerUntilTraced:
     exists: after ``eager()``, calls run the function's Python body eagerly until
     ``trace()`` (typically in a background thread) has built the graph; from then on they
     go through the graph. Not switched to eager (tests, the command line), it is the
-    ``tf.function`` itself.
+    ``tf.function`` itself, called through its concrete function.
+
+    A call goes to the traced graph's concrete function rather than to the ``tf.function``:
+    the same graph, without the ``tf.function``'s argument binding and trace-cache lookup,
+    which cost 0.6 ms a call of BERT's encoder and 0.3 ms of the tokenizer on the 2-core
+    machine.
 
     Tracing is Python building a graph op by op: for the first BERT request of a server,
     tracing the tokenizer and the encoder takes 3.5 s on the 2-core machine,
@@ -48,6 +53,7 @@ class EagerUntilTraced:
         self._eager = False
         self._traced = threading.Event()
         self._example = None  # the arguments of the first call answered eagerly
+        self._graph = None  # the concrete function, once asked for
 
     def eager(self) -> None:
         """From now on, run eagerly until traced."""
@@ -69,11 +75,18 @@ class EagerUntilTraced:
     def traced(self) -> bool:
         return self._traced.is_set()
 
+    def graph(self):
+        """The traced graph as a concrete function (tracing it on the first call)."""
+        if self._graph is None:
+            self._graph = self.fn.get_concrete_function()  # the input signature fixes the one trace
+        return self._graph
+
     def __call__(self, *args):
-        if not self._eager or self._traced.is_set():
-            return self.fn(*args)
         import tensorflow as tf
 
+        if not self._eager or self._traced.is_set():
+            return self.graph()(*(a if isinstance(a, tf.Tensor) else tf.convert_to_tensor(a, spec.dtype)
+                                  for a, spec in zip(args, self.fn.input_signature)))
         # the graph's argument types, so that both paths compute in the same dtypes
         args = [tf.convert_to_tensor(a, spec.dtype) for a, spec in zip(args, self.fn.input_signature)]
         if self._example is None:

@@ -58,7 +58,9 @@ class BucketedForward:
 
     def __init__(self, graph: Callable):
         spec = tf.TensorSpec([None, None], tf.int32)
-        self._forward = tf.function(graph, input_signature=[spec, spec, spec], jit_compile=True, autograph=False)
+        # never switched to eager: the tf.function itself, called through its concrete function
+        self._forward = EagerUntilTraced(tf.function(graph, input_signature=[spec, spec, spec], jit_compile=True,
+                                                     autograph=False))
         self._plain = EagerUntilTraced(tf.function(graph, input_signature=[spec, spec, spec], autograph=False))
         self._compiled: set[tuple[int, int]] = set()  # (B, T) buckets XLA has built
         self._queue: queue.Queue | None = None  # set by ``serve``: graphs to trace, buckets to compile
