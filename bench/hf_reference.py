@@ -7,9 +7,10 @@ interpreter (one with ``torch`` and ``transformers``; neither is a project depen
 Loads ``BertModel`` and its fast tokenizer from MODEL_DIR (the embedded model's folder:
 config.json, model.safetensors, vocab.txt) and times the same request as the lab's
 (tokenize, pad, every hidden state and attention matrix, to NumPy) on one CPU thread pool
-as PyTorch sets it. It warms up, prints ``ready``, then for each line ``N`` on stdin times
-N requests and prints their times (ms) on one line, so that the caller can interleave
-them with its own and both sides see the same load. At the end of stdin it writes the
+as PyTorch sets it. It warms up, prints ``ready``, then for each line ``N`` on stdin runs
+one request untimed (the caches and threads the caller's requests left cold) and times N,
+printing their times (ms) on one line, so that the caller can interleave them with its own
+and both sides see the same load. At the end of stdin it writes the
 outputs of the last request and the versions and thread settings to OUT.npz.
 """
 
@@ -37,6 +38,7 @@ def main() -> None:
         request()
     print("ready", flush=True)
     for line in sys.stdin:
+        request()
         times = []
         for _ in range(int(line)):
             t0 = time.perf_counter()
