@@ -49,6 +49,31 @@ def test_pack_single_and_pair_like_the_hub_preprocessor(toy):
     assert trimmed["input_word_ids"][0].tolist() == [cls] + a.ids + [sep] + b.ids[:2] + [sep]
 
 
+def test_ascii_text_gets_tensorflow_text_s_pieces_and_offsets(embedded_bert):
+    """Text of printable ASCII is tokenized in Python (``WordPieceTokenizer._tokenize_ascii``):
+    the same ids and byte offsets as tensorflow-text's graph, uncased and cased, on random
+    characters, vocabulary words with suffixes, and words around the 100-character limit."""
+    import random
+    import string
+
+    import tensorflow as tf
+
+    rng = random.Random(0)
+    chars = string.ascii_letters + string.digits + string.punctuation + " \t\n\r"
+    words = [w for w in embedded_bert.vocab if w.isascii() and w.isalpha()][:5000]
+    texts = ["".join(rng.choice(chars) for _ in range(rng.randint(1, 60))) for _ in range(200)]
+    texts += [" ".join(rng.choice(words) + rng.choice(["", "s", "ing", ".", "'s", "xq"])
+                       for _ in range(rng.randint(1, 15))) for _ in range(200)]
+    texts += ["a" * 99, "a" * 100, "a" * 101 + " bank", "Unaffable ##ing [CLS] x##y!", "The BANK."]
+    for lower_case in (True, False):
+        tok = WordPieceTokenizer(embedded_bert.vocab, lower_case)
+        for text in texts:
+            ours = tok._tokenize_ascii([text])
+            graph = [x.numpy() for x in tok._tokenize(tf.constant([text]))]
+            for got, want in zip(ours, graph):
+                np.testing.assert_array_equal(got, want, err_msg=repr(text))
+
+
 def test_round_robin_keeps_what_tensorflow_text_s_trimmer_keeps():
     import tensorflow as tf
     import tensorflow_text as tf_text
