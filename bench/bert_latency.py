@@ -69,11 +69,13 @@ def load_average() -> str:
 def tf_threads() -> str:
     import tensorflow as tf
 
-    c = tf.config.threading
-    onednn = os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")
-    return (f"intra-op {c.get_intra_op_parallelism_threads() or 'default'}, inter-op "
-            f"{c.get_inter_op_parallelism_threads() or 'default'}, TF_ENABLE_ONEDNN_OPTS {onednn}, "
-            f"XLA_FLAGS {os.environ.get('XLA_FLAGS', '-')!r}")
+    c, env = tf.config.threading, os.environ
+    # the configured count, else the environment's (TF_NUM_*_THREADS), else TensorFlow's own
+    # choice (one thread a core)
+    intra = c.get_intra_op_parallelism_threads() or env.get("TF_NUM_INTRAOP_THREADS", "default")
+    inter = c.get_inter_op_parallelism_threads() or env.get("TF_NUM_INTEROP_THREADS", "default")
+    return (f"intra-op {intra}, inter-op {inter}, TF_ENABLE_ONEDNN_OPTS "
+            f"{env.get('TF_ENABLE_ONEDNN_OPTS', 'default')}, XLA_FLAGS {env.get('XLA_FLAGS', '-')!r}")
 
 
 def timed(fn, runs: int, warm: int = 5) -> np.ndarray:
