@@ -3,6 +3,7 @@
     python bench/load.py [--sessions 20] [--selections 5] [--repeats 3] [--chars N] [--stay] [--linger S]
                          [--pages bert,elmo,attention[,compare]]
                          [--root CHECKOUT] [--url URL] [--nginx [--servers 2] [--kill-at S]]
+                         [--arrive-within S] [--pauses MIN,MAX]
 
 Serves the app on a free loopback port (or uses ``--url``, which must be loopback), warms
 it with one view of each page, then ``--repeats`` times starts ``--sessions`` sessions at
@@ -23,6 +24,11 @@ RSS and what its caches hold (Streamlit's ``/_stcore/metrics``: cached results i
 the number of resources kept: models, figures). Bounded in sessions, requests and time
 (``--max-seconds``); asserts nothing.
 
+``--arrive-within S`` spreads the sessions' starts evenly over S seconds, as a room opening
+a link does, instead of all at the same instant; ``--pauses MIN,MAX`` makes each session
+wait a random MIN to MAX seconds (seeded) before each selection, as a person reading the
+chart does.
+
 With ``--nginx``, ``--servers`` servers (default 2; 1 for comparison) share a throwaway
 PostgreSQL and ``LAB_CACHE_DIR`` behind nginx from the shipped site (``bench/room.py``),
 and the sessions go through nginx, each with its own ``lab_browser`` cookie as a browser
@@ -41,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import random
 import statistics
 import re
 import sys
@@ -100,6 +107,9 @@ async def one_session(url: str, index: int, repeat: int, a, times: list, errors:
     s = session or Session(url, cookie=cookie(index, a))
     failover = failover or Failover()
     text_a, text_b = new_sentences(index, f"r{repeat}", a.chars)
+    pause = random.Random(f"{repeat}-{index}")
+    if a.arrive_within:
+        await asyncio.sleep(a.arrive_within * index / max(1, a.sessions))
     try:
         if session is None:
             await s.connect()
@@ -116,6 +126,8 @@ async def one_session(url: str, index: int, repeat: int, a, times: list, errors:
         times.append(r.seconds)
         errors += [f"{page} new sentences: {e}" for e in r.errors]
         for k in range(a.selections):
+            if a.pauses:
+                await asyncio.sleep(pause.uniform(*a.pauses))
             options = s.widgets[label].options
             r = await answered(s, lambda: s.pick(label, (k + 1) % len(options), timeout=a.timeout), failover,
                                errors, a.timeout)
@@ -225,6 +237,10 @@ def main(argv=None) -> int:
     ap = parser(__doc__, sessions=20, selections=5, repeats=3, chars=0)
     add_pages_option(ap, "the pages the sessions open in turn")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds one request may take")
+    ap.add_argument("--arrive-within", type=float, default=0.0, metavar="S",
+                    help="spread the sessions' starts over S seconds (default: all at once)")
+    ap.add_argument("--pauses", type=lambda v: tuple(float(x) for x in v.split(",")), default=None,
+                    metavar="MIN,MAX", help="a person's pause before each selection, MIN to MAX seconds")
     ap.add_argument("--max-seconds", type=float, default=600.0, help="seconds one repeat may take")
     ap.add_argument("--url", help="an already running app on loopback (RSS then not reported)")
     ap.add_argument("--stay", action="store_true",
@@ -271,10 +287,12 @@ def main(argv=None) -> int:
         if srv:
             srv.wait_warm()
             print(f"app: {srv.root}; RSS after warm-up {srv.rss_mb():.0f} MB")
-        print(f"{a.sessions} sessions at once{' (the same ones in every repeat)' if a.stay else ''}, "
+        when = f"arriving within {a.arrive_within:g} s" if a.arrive_within else "at once"
+        pauses = f", {a.pauses[0]:g}-{a.pauses[1]:g} s before each" if a.pauses else ""
+        print(f"{a.sessions} sessions {when}{' (the same ones in every repeat)' if a.stay else ''}, "
               "each: open a page with new sentences"
               f"{f' of about {a.chars:,} characters' if a.chars else ''}, then "
-              f"{a.selections} clicks ({a.sessions * (1 + a.selections)} requests per repeat)")
+              f"{a.selections} clicks{pauses} ({a.sessions * (1 + a.selections)} requests per repeat)")
         print(f"{'repeat':>6s} {'errors':>6s} {'p50':>7s} {'p95':>7s} {'max':>7s} {'wall':>7s} {'RSS after':>10s} "
               f"{'results':>10s} {'kept':>4s}")
         times = asyncio.run(rounds(url, a, srv, room, failover))
