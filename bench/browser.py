@@ -1,6 +1,6 @@
 """What a person waits for, in Chromium: a click, a new sentence, the first chart after start.
 
-    python bench/browser.py [--clicks 15] [--sentences 5] [--root CHECKOUT]
+    python bench/browser.py [--clicks 15] [--sentences 5] [--links 5] [--root CHECKOUT]
                             [--skip-cold | --cold-only] [--cold-page bert|elmo|...]
 
 Serves the app on a free loopback port and drives Debian's Chromium with Playwright
@@ -29,6 +29,10 @@ status widget (a fragment rerun often never shows it).
    page shows its final drawing.
 3. A new sentence A (typed, Ctrl+Enter; ``--sentences`` times, each new) until the
    page's charts show their final drawing: p50 / p95 / max.
+4. A shared link opened in a new tab (``--links`` times a page, each a new session, with
+   sentences no one used yet, in a browser that has opened the app once): from the
+   navigation's start to every chart *settled*: the last change inside any chart, timed at that change, once half a
+   second has passed with no further change and the page is idle: p50 / p95 / max.
 
 With ``--against OTHER`` (another checkout, e.g. a worktree of main) it times no cold start:
 it serves both checkouts at once and, in one Chromium, times 2 and 3 on each in turns,
@@ -108,6 +112,56 @@ SETTLED = """() => {
   const first = lab.seen.find(([t, s]) => s === final);
   return final !== lab.before.join('|') && first ? (first[0] - lab.t0) / 1000 : null;
 }"""
+
+
+# Installed before the page's own scripts: the time (performance.now(), from the start of
+# the navigation) of every change inside a chart.
+DRAWS = """window.__draws = [];
+new MutationObserver((records) => {
+  for (const r of records) {
+    const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    if (el && el.closest && el.closest('[data-testid="stPlotlyChart"]')) {
+      window.__draws.push(performance.now());
+      break;
+    }
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"""
+QUIET_S = 0.5  # settled: this long without a change inside any chart
+
+
+def shared_links(browser, base: str, page: str, n: int, salt: str = "link") -> list[float]:
+    """``n`` links to ``page`` with new sentences, each opened in a new tab (a new session)
+    of one browser that has opened the app before (its HTTP cache holds Streamlit's code, as
+    a class's browsers do after the first link): seconds from the navigation's start to the
+    last chart drawing after which nothing changed for ``QUIET_S`` (nan where no chart was
+    drawn in 60 s)."""
+    import urllib.parse
+
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.add_init_script(DRAWS)
+    first = ctx.new_page()
+    first.goto(f"{base}/{page}")  # the browser's first visit: Streamlit's code into its cache
+    wait_idle(first)
+    first.close()
+    times = []
+    for i in range(n):
+        a, b = new_sentences(i, f"{salt}-{page}")
+        pg = ctx.new_page()
+        pg.goto(f"{base}/{page}?{urllib.parse.urlencode({'a': a, 'b': b})}", wait_until="commit")
+        end = time.monotonic() + 60
+        settled = float("nan")
+        while time.monotonic() < end:
+            pg.wait_for_timeout(100)
+            draws = pg.evaluate("() => [window.__draws.length ? window.__draws[window.__draws.length - 1] : null, "
+                                "performance.now(), !!document.querySelector('[data-testid=\"stStatusWidget\"]')]")
+            last, now, busy = draws
+            if last is not None and not busy and now - last >= QUIET_S * 1000:
+                settled = last / 1000
+                break
+        times.append(settled)
+        pg.close()
+    ctx.close()
+    return times
 
 
 def timed_in_page(pg, act, title: str | None, key: str | None = None) -> float:
@@ -214,7 +268,7 @@ def row(name: str, times: list[float]) -> str:
 
 
 def main(argv=None) -> int:
-    ap = parser(__doc__, clicks=15, sentences=5)
+    ap = parser(__doc__, clicks=15, sentences=5, links=5)
     ap.add_argument("--skip-cold", action="store_true", help="start the server without timing it")
     ap.add_argument("--cold-only", action="store_true", help="time the cold starts alone")
     ap.add_argument("--cold-page", default="bert", choices=sorted(PAGES), help="the page the cold starts open")
@@ -269,9 +323,12 @@ def main(argv=None) -> int:
             for page in a.pages.split(","):
                 results[f"new sentence -> charts redrawn ({page})"] = new_sentence(pg, f"{srv.url}/{page}", page,
                                                                                    a.sentences)
+            ctx.close()
+            for page in a.pages.split(","):
+                results[f"shared link -> every chart settled ({page})"] = shared_links(browser, srv.url, page,
+                                                                                       a.links)
             for name, times in results.items():
                 print(row(name, times))
-            ctx.close()
             print(f"server RSS after: {srv.rss_mb():.0f} MB; median click over pages: "
                   f"{statistics.median([t for k, v in results.items() if 'click' in k for t in v]) * 1000:.0f} ms")
         finally:
