@@ -1,6 +1,7 @@
 """What a person waits for, in Chromium: a click, a new sentence, the first chart after start.
 
-    python bench/browser.py [--clicks 15] [--sentences 5] [--links 5] [--root CHECKOUT]
+    python bench/browser.py [--clicks 15] [--sentences 5] [--links 5] [--long 3 [--words 400]]
+                            [--root CHECKOUT]
                             [--skip-cold | --cold-only] [--cold-page bert|elmo|...]
 
 Serves the app on a free loopback port and drives Debian's Chromium with Playwright
@@ -33,6 +34,10 @@ status widget (a fragment rerun often never shows it).
    sentences no one used yet, in a browser that has opened the app once): from the
    navigation's start to every chart *settled*: the last change inside any chart, timed at that change, once half a
    second has passed with no further change and the page is idle: p50 / p95 / max.
+5. A long sentence A (``--words`` words, 400 by default; ``--long`` times a page, each new)
+   typed (Ctrl+Enter) until every chart of the page shows its final drawing, timed as 3.
+   On the ELMo pages the models read the first 150 words (``lab.tokenize.ELMO_MAX_WORDS``)
+   and the page says so; BERT reads the first 510 pieces.
 
 With ``--against OTHER`` (another checkout, e.g. a worktree of main) it times no cold start:
 it serves both checkouts at once and, in one Chromium, times 2 and 3 on each in turns,
@@ -235,6 +240,9 @@ def clicks(pg, url: str, page: str, n: int) -> list[float]:
     title = PAGES[page][1]
     pg.goto(url)
     chart_with(pg, title).wait_for(timeout=120_000)
+    # the page's last chart too, where it comes well after the first (a click before it
+    # would be timed against a page still drawing)
+    chart_with(pg, LAST.get(page, title)).wait_for(timeout=120_000)
     wait_idle(pg)
     times = []
     for pill in word_pills(pg, page, n):
@@ -243,15 +251,16 @@ def clicks(pg, url: str, page: str, n: int) -> list[float]:
     return times
 
 
-def new_sentence(pg, url: str, page: str, n: int, salt: str = "") -> list[float]:
-    """``n`` new sentences A typed on ``page`` at ``url``, each timed until every chart is final."""
+def new_sentence(pg, url: str, page: str, n: int, salt: str = "", words: int = 0) -> list[float]:
+    """``n`` new sentences A typed on ``page`` at ``url``, each timed until every chart is
+    final (``words``: each that many words long)."""
     pg.goto(url)
     chart_with(pg, PAGES[page][1]).wait_for(timeout=120_000)
     wait_idle(pg)
     box = pg.get_by_role("textbox", name="Sentence A")
     times = []
     for i in range(n):
-        box.fill(new_sentences(i, salt or f"browser-{page}")[0])
+        box.fill(new_sentences(i, salt or f"browser-{page}", words=words)[0])
         times.append(timed_in_page(pg, lambda: box.press("Control+Enter"), None, key="Enter"))
         wait_idle(pg)
     return times
@@ -268,7 +277,7 @@ def row(name: str, times: list[float]) -> str:
 
 
 def main(argv=None) -> int:
-    ap = parser(__doc__, clicks=15, sentences=5, links=5)
+    ap = parser(__doc__, clicks=15, sentences=5, links=5, long=3, words=400)
     ap.add_argument("--skip-cold", action="store_true", help="start the server without timing it")
     ap.add_argument("--cold-only", action="store_true", help="time the cold starts alone")
     ap.add_argument("--cold-page", default="bert", choices=sorted(PAGES), help="the page the cold starts open")
@@ -323,6 +332,9 @@ def main(argv=None) -> int:
             for page in a.pages.split(","):
                 results[f"new sentence -> charts redrawn ({page})"] = new_sentence(pg, f"{srv.url}/{page}", page,
                                                                                    a.sentences)
+            for page in a.pages.split(",") if a.long else ():
+                results[f"{a.words} words typed -> charts redrawn ({page})"] = new_sentence(
+                    pg, f"{srv.url}/{page}", page, a.long, f"long-{page}", a.words)
             ctx.close()
             for page in a.pages.split(","):
                 results[f"shared link -> every chart settled ({page})"] = shared_links(browser, srv.url, page,

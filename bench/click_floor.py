@@ -1,13 +1,15 @@
 """What this stack alone costs a click, on this machine: the floor under the README's click targets.
 
-    python bench/click_floor.py [--clicks 15] [--sentences 5] [--rounds 2] [--root CHECKOUT]
+    python bench/click_floor.py [--clicks 15] [--sentences 5] [--links 8] [--rounds 2] [--root CHECKOUT]
 
 Serves two apps on loopback at once: the floor page (``bench/floor_app.py``: the BERT page's
 sentence box, word pills and per-layer chart, built by the same code, and nothing else, no
 model) and the app itself; then, in one Chromium (as ``bench/browser.py``, timed the same
 way: from the pointerdown or the key press to the chart's final drawing, inside the page),
 in turns so that both meet the same machine: clicks on a word pill, then new sentences A,
-on the floor page and on the app's BERT page, ``--rounds`` times. Prints p50 / p95 / max for
+on the floor page and on the app's BERT page, ``--rounds`` times; then shared links with new
+sentences, each in a new tab (``bench/browser.py``'s measure 4: from the navigation's start to
+every chart settled), ``--links`` on each page a round, in turns. Prints p50 / p95 / max for
 each; what separates the two lines is what the BERT page's own content costs (its other
 charts, tables and widgets, and its model), and the floor line is the least any page of
 this stack can do here.
@@ -22,12 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import row, timed_in_turns
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, row, shared_links, timed_in_turns
 from bench.session import Server, parser
 
 
 def main(argv=None) -> int:
-    ap = parser(__doc__, clicks=15, sentences=5, rounds=2)
+    ap = parser(__doc__, clicks=15, sentences=5, links=8, rounds=2)
     a = ap.parse_args(argv)
     root = a.root.resolve()
     # the floor page always from this checkout (its file may be missing in an older one)
@@ -41,6 +43,9 @@ def main(argv=None) -> int:
         # both take the BERT page's pills and chart; the floor page first in every round
         turns = [[("floor page", floor.url + "/", "bert"), ("BERT page", app.url + "/bert", "bert")]]
         results = timed_in_turns(turns, a.clicks, a.sentences, a.rounds, swap=False)
+        if a.links:
+            results |= links_in_turns([("floor page", floor.url, ""), ("BERT page", app.url, "bert")], a.links,
+                                      a.rounds)
     finally:
         app.stop()
         floor.stop()
@@ -48,6 +53,24 @@ def main(argv=None) -> int:
     for (name, what), rounds in results.items():  # clicks then sentences, the floor page first
         print(row(f"{what} ({name})", [t for ts in rounds for t in ts]))
     return 0
+
+
+def links_in_turns(targets, n: int, rounds: int) -> dict:
+    """``n`` shared links to each ``(name, base, page)`` of ``targets`` a round, one target
+    after the other, ``rounds`` times, in one Chromium: ``{(name, what): [round 1's times, ...]}``."""
+    from playwright.sync_api import sync_playwright
+
+    results: dict[tuple, list[list[float]]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            for r in range(rounds):
+                for name, base, page in targets:
+                    results.setdefault((name, "shared link -> every chart settled"), []).append(
+                        shared_links(browser, base, page, n, salt=f"floor-{r}"))
+        finally:
+            browser.close()
+    return results
 
 
 if __name__ == "__main__":

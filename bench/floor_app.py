@@ -4,7 +4,9 @@ The BERT page's sidebar sentence, its word pills and its per-layer chart, built 
 code (``lab.figures.layer_curve`` through ``ui.charts.show``, in a fragment as there),
 served with the app's ``.streamlit/config.toml``, and nothing else: no model (each word's
 curve is made up from its text), no other element. A click here is Streamlit's round trip
-and Plotly's redraw of one chart; the app's pages cannot answer faster on the same machine.
+and Plotly's redraw of one chart, and a link opened here (``?a=`` sets the sentence) is
+Streamlit's start in a new tab with Plotly's code and one chart: the app's pages cannot
+answer faster on the same machine.
 
     streamlit run bench/floor_app.py   (from the repository root)
 """
@@ -25,7 +27,8 @@ LAYERS = [INPUT_LAYER] + [f"layer {i}" for i in range(1, 7)]  # as the embedded 
 
 st.set_page_config(page_title="Context Lab: floor page", layout="wide")
 with st.sidebar:
-    words = st.text_area("Sentence A", DEFAULT_A, height=80).split() or ["(empty)"]
+    # a shared link's sentence (``?a=``), as the app's pages take it
+    words = st.text_area("Sentence A", st.query_params.get("a", DEFAULT_A), height=80).split() or ["(empty)"]
 
 
 def curve(word: str) -> np.ndarray:

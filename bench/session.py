@@ -44,14 +44,18 @@ VERBS = ["raised interest rates", "rested by the river bank", "read the letter t
          "planted a tree", "painted the fence", "found a key", "lost the match", "fixed the bike", "sang a song"]
 
 
-def new_sentences(i: int, salt: str = "", chars: int = 0) -> tuple[str, str]:
+def new_sentences(i: int, salt: str = "", chars: int = 0, words: int = 0) -> tuple[str, str]:
     """Two sentences numbered ``i`` (different for every i and salt), sharing the word "bank";
-    with ``chars``, each grown to about that many characters (a pasted paragraph)."""
+    with ``chars``, each grown to about that many characters (a pasted paragraph); with
+    ``words``, sentence A grown to exactly that many words."""
     a = f"{SUBJECTS[i % 10]} {VERBS[(i // 10) % 10]} near the bank on day {i}{salt}."
     b = f"{SUBJECTS[(i + 3) % 10]} walked along the bank of the river at {i}{salt} o'clock."
+    more = " ".join(f"Then {SUBJECTS[(i + k) % 10].lower()} {VERBS[k % 10]} again."
+                    for k in range(max(chars // 20, words // 3)))
     if chars:
-        more = " ".join(f"Then {SUBJECTS[(i + k) % 10].lower()} {VERBS[k % 10]} again." for k in range(chars // 20))
         a, b = (f"{s} {more}"[:chars] for s in (a, b))
+    if words:
+        a = " ".join(f"{a} {more}".split()[:words]).rstrip(".") + "."
     return a, b
 
 

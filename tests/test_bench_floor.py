@@ -42,3 +42,14 @@ def test_a_new_sentence_changes_the_pills_and_the_chart():
     at = at.sidebar.text_area[0].input("We sat on the river bank").run()
     assert [o.content for o in at.button_group[0].proto.options] == ["We", "sat", "on", "the", "river", "bank"]
     assert curve_of(at)[0] == 'A "bank"'
+
+
+def test_a_shared_links_sentence_sets_the_pills_and_the_chart():
+    """``?a=`` opens the floor page on that sentence, as a shared link opens the app's pages
+    (bench/click_floor.py times links on both)."""
+    at = AppTest.from_file(str(FLOOR), default_timeout=60)
+    at.query_params["a"] = "The pilot rested by the river bank"
+    at = at.run()
+    assert not at.exception
+    assert [o.content for o in at.button_group[0].proto.options] == "The pilot rested by the river bank".split()
+    assert curve_of(at)[0] == 'A "bank"'
