@@ -40,7 +40,7 @@ status widget (a fragment rerun often never shows it).
    and the page says so; BERT reads the first 510 pieces.
 
 With ``--against OTHER`` (another checkout, e.g. a worktree of main) it times no cold start:
-it serves both checkouts at once and, in one Chromium, times 2 and 3 on each in turns,
+it serves both checkouts at once and, in one Chromium, times 2, 3 and 4 on each in turns,
 ``--rounds`` times (the order of the two swapped every round), and prints each checkout's
 figures over all rounds and its p50 in each round. The 2-core machines here drift: one
 commit's click p50 moved from 206 to 321 ms within 15 minutes (bench/HISTORY.md), so a
@@ -351,7 +351,7 @@ def main(argv=None) -> int:
 
 
 def in_turns(a) -> int:
-    """``--against``: both checkouts served at once, each page's clicks and new sentences
+    """``--against``: both checkouts served at once, each page's clicks, new sentences and links
     timed on one and then the other, ``a.rounds`` times, the order swapped every round."""
     roots = [a.root.resolve(), a.against.resolve()]
     servers = [Server(root=r, python=a.python) for r in roots]
@@ -364,6 +364,9 @@ def in_turns(a) -> int:
         groups = [[((i, page), f"{srv.url}/{page}", page) for i, srv in enumerate(servers)]
                   for page in a.pages.split(",")]
         results = timed_in_turns(groups, a.clicks, a.sentences, a.rounds, swap=True)
+        if a.links:
+            results |= links_in_turns([[((i, page), srv.url, page) for i, srv in enumerate(servers)]
+                                       for page in a.pages.split(",")], a.links, a.rounds, swap=True)
     finally:
         for srv in servers:
             srv.stop()
@@ -399,6 +402,27 @@ def timed_in_turns(groups, n_clicks: int, n_sentences: int, rounds: int, swap: b
                     salt = f"turns-{r}-{n}"  # a target's own, so new to its server every round
                     results.setdefault((key, "new sentence -> charts redrawn"), []).append(
                         new_sentence(pg, url, page, n_sentences, salt))
+        finally:
+            browser.close()
+    return results
+
+
+def links_in_turns(groups, n: int, rounds: int, swap: bool) -> dict:
+    """``n`` shared links (``shared_links``) to each target of ``groups`` a round, ``rounds``
+    times, in one Chromium. ``groups`` holds lists of targets ``(key, base URL, page)``, timed
+    one after the other in the order given or, with ``swap``, reversed every other round.
+    Returns ``{(key, "shared link -> every chart settled"): [round 1's times, ...]}``."""
+    from playwright.sync_api import sync_playwright
+
+    results: dict[tuple, list[list[float]]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            for r in range(rounds):
+                turn = [g[::-1] if swap and r % 2 else g for g in groups]
+                for n_target, (key, base, page) in enumerate(t for g in turn for t in g):
+                    results.setdefault((key, "shared link -> every chart settled"), []).append(
+                        shared_links(browser, base, page, n, salt=f"links-{r}-{n_target}"))
         finally:
             browser.close()
     return results

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, row, shared_links, timed_in_turns
+from bench.browser import links_in_turns, row, timed_in_turns
 from bench.session import Server, parser
 
 
@@ -44,8 +44,8 @@ def main(argv=None) -> int:
         turns = [[("floor page", floor.url + "/", "bert"), ("BERT page", app.url + "/bert", "bert")]]
         results = timed_in_turns(turns, a.clicks, a.sentences, a.rounds, swap=False)
         if a.links:
-            results |= links_in_turns([("floor page", floor.url, ""), ("BERT page", app.url, "bert")], a.links,
-                                      a.rounds)
+            results |= links_in_turns([[("floor page", floor.url, ""), ("BERT page", app.url, "bert")]], a.links,
+                                      a.rounds, swap=False)
     finally:
         app.stop()
         floor.stop()
@@ -53,24 +53,6 @@ def main(argv=None) -> int:
     for (name, what), rounds in results.items():  # clicks then sentences, the floor page first
         print(row(f"{what} ({name})", [t for ts in rounds for t in ts]))
     return 0
-
-
-def links_in_turns(targets, n: int, rounds: int) -> dict:
-    """``n`` shared links to each ``(name, base, page)`` of ``targets`` a round, one target
-    after the other, ``rounds`` times, in one Chromium: ``{(name, what): [round 1's times, ...]}``."""
-    from playwright.sync_api import sync_playwright
-
-    results: dict[tuple, list[list[float]]] = {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            for r in range(rounds):
-                for name, base, page in targets:
-                    results.setdefault((name, "shared link -> every chart settled"), []).append(
-                        shared_links(browser, base, page, n, salt=f"floor-{r}"))
-        finally:
-            browser.close()
-    return results
 
 
 if __name__ == "__main__":
