@@ -361,6 +361,9 @@ class Session:
             bg = el.button_group
             self.widgets[bg.label] = Widget(bg.id, kind, bg.label, [o.content for o in bg.options],
                                             delta.fragment_id)
+        elif kind == "selectbox":  # the word picker past ``ui.frame.MAX_PILLS`` words
+            self.widgets[el.selectbox.label] = Widget(el.selectbox.id, kind, el.selectbox.label,
+                                                      list(el.selectbox.options), delta.fragment_id)
         elif kind == "text_area":
             self.widgets[el.text_area.label] = Widget(el.text_area.id, kind, el.text_area.label, [],
                                                       delta.fragment_id)
@@ -393,13 +396,17 @@ class Session:
         return await self._rerun(timeout, widget_states=WidgetStates(widgets=states))
 
     async def pick(self, label: str, option: int, timeout: float = 120) -> RunResult:
-        """Click option ``option`` of the pills or segmented control labelled ``label``, as the
-        browser does: its new value, and a rerun of the fragment it sits in."""
+        """Click option ``option`` of the pills or segmented control labelled ``label`` (or
+        choose it in the select box of that label, which a page shows for a long sentence),
+        as the browser does: its new value, and a rerun of the fragment it sits in."""
         from streamlit.proto.Common_pb2 import StringArray
         from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
 
         w = self.widgets[label]
-        state = WidgetState(id=w.id, string_array_value=StringArray(data=[w.options[option]]))
+        if w.kind == "selectbox":  # the option's label, as the browser sends it
+            state = WidgetState(id=w.id, string_value=w.options[option])
+        else:
+            state = WidgetState(id=w.id, string_array_value=StringArray(data=[w.options[option]]))
         return await self._rerun(timeout, widget_states=WidgetStates(widgets=[state]), fragment_id=w.fragment_id)
 
     async def switch(self, label: str, on: bool, timeout: float = 120) -> RunResult:
