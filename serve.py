@@ -38,10 +38,19 @@ async def ready(request):
                              headers={"Cache-Control": "no-store"})
 
 
+def mounted(path: str) -> list[str]:
+    """``path``, and the same under the server's sub-path where it has one: Streamlit
+    mounts the routes given to ``st.App`` at the root only."""
+    base = (config.get_option("server.baseUrlPath") or "").strip("/")
+    return [path] + ([f"/{base}{path}"] if base else [])
+
+
 def ready_paths() -> list[str]:
     """``READY_PATH``, and the same under the server's sub-path where it has one."""
-    base = (config.get_option("server.baseUrlPath") or "").strip("/")
-    return [READY_PATH] + ([f"/{base}{READY_PATH}"] if base else [])
+    return mounted(READY_PATH)
+
+
+routes = [Route(path, ready, methods=["GET", "HEAD"]) for path in ready_paths()]
 
 
 @contextlib.asynccontextmanager
@@ -51,4 +60,4 @@ async def lifespan(app):
 
 
 app = st.App("app.py", on_script_error=on_script_error, middleware=[Middleware(BrowserCookie)],
-             routes=[Route(path, ready, methods=["GET", "HEAD"]) for path in ready_paths()], lifespan=lifespan)
+             routes=routes, lifespan=lifespan)

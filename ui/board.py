@@ -33,18 +33,13 @@ KEY_PARAM = "key"
 LOOKUPS_PER_MINUTE = 8
 
 
-@st.cache_resource(show_spinner=False)
-def _store(url: str) -> BoardStore:
-    return BoardStore(url)
-
-
 def store() -> BoardStore:
     """This server's board store (``LAB_BOARD_DB``, or SQLite in ``LAB_DATA_DIR``); a store
     that cannot open says why and stops the page."""
-    from lab.board.store import board_url
+    from lab.board.store import shared_store
 
     try:
-        return _store(board_url())
+        return shared_store()
     except Exception as exc:  # noqa: BLE001 - a database that cannot open: the page says so
         st.error(f"The class board's database cannot be opened: {md_escape(str(exc).splitlines()[0])}. "
                  "Check LAB_BOARD_DB (or LAB_DATA_DIR) on the server.")

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -568,3 +569,20 @@ class BoardStore:
             gone = conn.execute(sentences.delete().where(sentences.c.board_id == board_id)).rowcount
             conn.execute(boards.update().where(boards.c.id == board_id).values(next_number=1))
             return gone
+
+
+# --- One store per process ---------------------------------------------------------------
+_shared: dict[str, BoardStore] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_store(url: str | None = None) -> BoardStore:
+    """This process's store for ``url`` (``board_url()`` when None), made once and shared by
+    the Streamlit pages and the server's own routes, so that both count limits and purge in
+    one place and hold one connection pool. Raises what ``BoardStore`` raises for a
+    database that cannot open (and tries again on the next call)."""
+    url = url or board_url()
+    with _shared_lock:
+        if url not in _shared:
+            _shared[url] = BoardStore(url)
+        return _shared[url]
