@@ -162,6 +162,12 @@ class Nginx:
             self.proc.kill()
             self.proc.wait()
 
+    def reload(self) -> None:
+        """Re-read the configuration (SIGHUP): new workers, which have forgotten the servers
+        that refused them, take the new connections; the old ones finish what they serve."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGHUP)
+
     def access_log(self) -> list[str]:
         path = self.access_log_path
         return path.read_text(errors="replace").splitlines() if path.exists() else []

@@ -11,7 +11,9 @@ in front of two ``streamlit run serve.py`` sharing one PostgreSQL.
   HTTP redirects there;
 - the systemd unit passes ``systemd-analyze verify``;
 - ``deploy/cluster.py`` starts, says "cluster ready", serves, and stops without leaving
-  a process behind.
+  a process behind; while it starts nginx answers with a "starting" page, not 502; it
+  keeps the run before's logs; a server of it killed with SIGKILL is started again (and
+  its tab comes back on the other meanwhile); the servers' logs hold no CUDA error.
 
 Without nginx these tests skip, except where LAB_REQUIRE_NGINX=1 (CI), where that is a
 failure. The servers run without the start-up warm-up (``LAB_WARMUP=0``): what is tested
@@ -41,11 +43,12 @@ import pytest
 
 from bench.room import last_upstream
 from bench.session import Server, Session, free_port
+from deploy.cluster import gpu_driver_missing
 from deploy.nginx import Nginx, Tls, nginx_missing, openssl_missing, self_signed
 from lab.board import links
 from lab.board.store import BoardStore
 from tests.browser import click_pill, record_answers, wait_idle
-from tests.test_browser_board import MONEY, join, maps_hold, submit
+from tests.test_browser_board import MONEY, RIVER, join, maps_hold, submit
 from ui.server.cookies import COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,11 +75,11 @@ def _run_dir() -> Path:
 
 
 class Room:
-    """Two app servers and nginx in front of them."""
+    """App servers and nginx in front of them (``servers``: those the test started itself,
+    where it did)."""
 
-    def __init__(self, servers: list[Server], nginx: Nginx):
-        self.servers, self.nginx = servers, nginx
-        self.upstreams = [f"127.0.0.1:{s.port}" for s in servers]
+    def __init__(self, upstreams: list[str], nginx: Nginx, servers: list[Server] = ()):
+        self.upstreams, self.nginx, self.servers = upstreams, nginx, list(servers)
 
     def log_lines(self, since: int = 0) -> list[str]:
         return self.nginx.access_log()[since:]
@@ -138,7 +141,7 @@ def room(postgres_url, tmp_path_factory):
         for server in servers:
             server.wait_healthy()
         nginx.start()
-        yield Room(servers, nginx)
+        yield Room([f"127.0.0.1:{s.port}" for s in servers], nginx, servers)
     finally:
         nginx.stop()
         for server in servers:
@@ -169,6 +172,195 @@ def session_runs(url: str, cookie: str, runs: int, page: str = "", query: str = 
 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, runs_of_page()).result()
+
+
+# --- deploy/cluster.py (first in the module: the room's servers are not up yet) ------------
+def _processes(pattern: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-af", "--", pattern], capture_output=True, text=True)
+    return [line for line in found.stdout.splitlines() if "pgrep" not in line]
+
+
+class ClusterScript:
+    """``deploy/cluster.py --servers 2 --port PORT`` with ``LAB_DATA_DIR=data`` (and ``env``),
+    its output in a file of ``data``."""
+
+    def __init__(self, data: Path, port: int, env: dict | None = None):
+        self.data, self.port = data, port
+        self.url = f"http://127.0.0.1:{port}"
+        self.run_dir = data / "cluster-run"
+        self.out = data / f"cluster-{len(list(data.glob('cluster-*.out')))}.out"
+        full = {k: v for k, v in os.environ.items() if k not in ("LAB_BOARD_DB", "LAB_PUBLIC_URL")}
+        full |= {"LAB_DATA_DIR": str(data), "LAB_WARMUP": "0", "PYTHONUNBUFFERED": "1"} | (env or {})
+        with open(self.out, "w") as sink:
+            self.proc = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "cluster.py"), "--servers", "2",
+                                          "--port", str(port)], cwd=ROOT, env=full, stdout=sink,
+                                         stderr=subprocess.STDOUT)
+
+    def text(self) -> str:
+        return self.out.read_text()
+
+    def wait_for(self, needle: str, timeout: float, since: int = 0) -> str:
+        """The output once ``needle`` is in it after its first ``since`` characters."""
+        deadline = time.monotonic() + timeout
+        while needle not in (text := self.text())[since:]:
+            assert self.proc.poll() is None, text
+            assert time.monotonic() < deadline, f"no {needle!r} in {timeout} s:\n{text}"
+            time.sleep(0.2)
+        return text
+
+    def servers(self) -> list[tuple[int, int]]:
+        """(port, pid) of app servers 1 and 2 as first started."""
+        found = re.findall(r"app server \d on http://127\.0\.0\.1:(\d+) \(pid (\d+)", self.text())
+        return [(int(port), int(pid)) for port, pid in found]
+
+    def stop(self) -> None:
+        """SIGTERM: it stops with status 0, says "stopped" last, and leaves no process."""
+        ports = [port for port, _ in self.servers()]
+        self.proc.send_signal(signal.SIGTERM)
+        assert self.proc.wait(timeout=60) == 0, self.text()
+        assert self.text().rstrip().endswith("stopped")
+        for pattern in [str(self.data), *(f"--server.port {p}" for p in ports)]:
+            assert _processes(pattern) == [], pattern
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+
+
+def _cluster_data() -> Path:
+    data = Path(tempfile.mkdtemp(prefix="lab-cluster-"))
+    data.chmod(0o755)  # the postgres user keeps its cluster under it; nginx's workers read it
+    return data
+
+
+def test_the_cluster_script_serves_and_stops_cleanly():
+    """``deploy/cluster.py --servers 2``: its own PostgreSQL (in LAB_DATA_DIR), two servers,
+    nginx; "cluster ready"; / and /_lab/ready through nginx; SIGTERM leaves no process."""
+    _require(nginx_missing(), "LAB_REQUIRE_NGINX")
+    from deploy.postgres import postgres_missing
+
+    _require(postgres_missing(), "LAB_REQUIRE_POSTGRES")
+    data = _cluster_data()
+    cluster = ClusterScript(data, free_port())
+    try:
+        text = cluster.wait_for("cluster ready", 150)
+        assert len(cluster.servers()) == 2, text
+        assert get(cluster.url + "/", Accept="text/html")[0] == 200
+        assert get(cluster.url + "/_lab/ready")[:2] == (200, "ready")
+        assert _processes(str(data / "cluster-postgres")), "no PostgreSQL of its own"
+        cluster.stop()
+    finally:
+        cluster.kill()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+STARTING = "Context Lab is starting"
+
+
+def answer(url: str) -> tuple[int | str, str]:
+    """The status and body of a GET, or ("refused", "") where nothing listens yet."""
+    try:
+        return get(url, Accept="text/html")[:2]
+    except OSError:  # urllib's URLError included
+        return "refused", ""
+
+
+def serves_tensorflow(pid: int) -> bool:
+    """Whether the process has TensorFlow's library loaded (it has computed with it)."""
+    return "libtensorflow" in Path(f"/proc/{pid}/maps").read_text()
+
+
+@pytest.mark.browser
+def test_the_cluster_script_restarts_a_killed_server_and_keeps_the_logs(postgres_url, person, tmp_path):
+    """An operator's cluster: an earlier run stopped while it started, then
+    ``deploy/cluster.py --servers 2`` on the tests' PostgreSQL:
+
+    - the earlier run's logs are kept, in ``cluster-run/earlier/<its start>/``;
+    - while it starts nginx answers with its "starting" page (503), never with a 502;
+    - a projector tab through nginx on server one, which is SIGKILLed: the tab comes back
+      on server two with the board's maps; the script says that server one was killed, starts
+      it again after a pause and says when it answers; server one's log keeps what it wrote
+      before the kill, a line that says it was started again, and what it wrote after;
+    - TensorFlow ran on both servers (each drew the maps) and their logs hold no "failed call
+      to cuInit" (a machine without a GPU driver) and no traceback.
+    """
+    _require(nginx_missing(), "LAB_REQUIRE_NGINX")
+    data = _cluster_data()
+    port = free_port()
+    # as `make serve-cluster` runs it (the Makefile exports TF_CPP_MIN_LOG_LEVEL=2)
+    env = {"LAB_BOARD_DB": postgres_url, "TF_CPP_MIN_LOG_LEVEL": "2", "LAB_CACHE_DIR": str(tmp_path / "cache")}
+    earlier = ClusterScript(data, port, env)
+    cluster = None
+    store = BoardStore(postgres_url)
+    try:
+        earlier.wait_for("app server 2 on", 60)
+        earlier.stop()
+        # all but nginx's temporary folder (request bodies in transit)
+        earlier_files = sorted(p.name for p in earlier.run_dir.iterdir() if p.name != "temp")
+        assert {"cluster.log", "server-1.log", "server-2.log", "nginx.conf"} <= set(earlier_files)
+
+        cluster = ClusterScript(data, port, env)
+        answers = []
+        while "cluster ready" not in cluster.text():
+            assert cluster.proc.poll() is None, cluster.text()
+            answers.append(answer(cluster.url + "/"))
+            time.sleep(0.1)
+        statuses = [status for status, _ in answers]
+        print(f"nginx's answers while the cluster started: { {s: statuses.count(s) for s in set(statuses)} }")
+        assert 502 not in statuses
+        assert 503 in statuses and all(STARTING in body for status, body in answers if status == 503)
+        [kept] = (cluster.run_dir / "earlier").iterdir()
+        assert sorted(p.name for p in kept.iterdir()) == earlier_files
+        assert "app server 2 on" in (kept / "cluster.log").read_text()
+        assert f"the run before's logs: {kept}" in cluster.text()
+        if gpu_driver_missing():
+            assert "TF_CPP_MIN_LOG_LEVEL=3" in cluster.text()
+
+        (one_port, one_pid), (two_port, two_pid) = cluster.servers()
+        one, two = f"127.0.0.1:{one_port}", f"127.0.0.1:{two_port}"
+        room = Room([one, two], Nginx([one, two], port, cluster.run_dir))
+        cookies = room.cookies_by_server()
+        board, _ = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded")
+        store.submit(board.id, MONEY, "money", browser="cluster-test", token="1")
+        store.submit(board.id, RIVER, "river", browser="cluster-test", token="2")
+        ids = [entry.id for entry in store.entries(board.id)]
+        projector = person([{"name": COOKIE, "value": cookies[one], "url": cluster.url}])
+        projector.goto(links.projector_link(cluster.url, board.code))
+        maps_hold(projector, ids, time.monotonic(), 240)  # server one loads BERT and ELMo (no time asked)
+
+        runs = record_answers(projector)
+        before = len(cluster.text())
+        os.kill(one_pid, signal.SIGKILL)
+        # server two loads the models for the tab's new session (no time asked)
+        deadline = time.monotonic() + 240
+        while "script_finished:FINISHED_SUCCESSFULLY" not in runs:
+            assert time.monotonic() < deadline, f"the projector did not come back: {runs}"
+            projector.wait_for_timeout(200)
+        assert "new_session" in runs
+        maps_hold(projector, ids, time.monotonic(), 240)
+        assert any(f"upstream={one}, {two}" in line for line in room.log_lines()), room.log_lines()[-10:]
+
+        text = cluster.wait_for(f"app server 1 (port {one_port}) answers again", 240, since=before)
+        said = text[before:]
+        print(said)
+        assert f"app server 1 (port {one_port}) was killed by SIGKILL" in said
+        assert "Starting it again in 2 s" in said and f"app server 1 (port {one_port}) started again" in said
+        log = (cluster.run_dir / "server-1.log").read_text()
+        restarted = log.index("cluster.py starts this server again (restart 1)")
+        assert f"URL: http://127.0.0.1:{one_port}" in log[:restarted]  # its first start's output, kept
+        assert f"URL: http://127.0.0.1:{one_port}" in log[restarted:]
+        assert serves_tensorflow(two_pid)
+        for server_log in sorted(cluster.run_dir.glob("server-*.log")):
+            text = server_log.read_text(errors="replace")
+            assert "cuInit" not in text and "CUDA error" not in text, server_log
+            assert "Traceback" not in text, server_log
+        cluster.stop()
+    finally:
+        store.dispose()
+        earlier.kill()
+        if cluster is not None:
+            cluster.kill()
+        shutil.rmtree(data, ignore_errors=True)
 
 
 def test_one_browser_stays_on_one_server_and_browsers_spread(room):
@@ -275,51 +467,6 @@ def test_the_systemd_unit_verifies(tmp_path):
     # that do not name the unit)
     problems = [line for line in done.stderr.splitlines() if "context-lab" in line]
     assert done.returncode == 0 and not problems, done.stderr
-
-
-def _processes(pattern: str) -> list[str]:
-    found = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True)
-    return found.stdout.splitlines()
-
-
-def test_the_cluster_script_serves_and_stops_cleanly():
-    """``deploy/cluster.py --servers 2``: its own PostgreSQL (in LAB_DATA_DIR), two servers,
-    nginx; "cluster ready"; / and /_lab/ready through nginx; SIGTERM leaves no process."""
-    _require(nginx_missing(), "LAB_REQUIRE_NGINX")
-    from deploy.postgres import postgres_missing
-
-    _require(postgres_missing(), "LAB_REQUIRE_POSTGRES")
-    data = Path(tempfile.mkdtemp(prefix="lab-cluster-"))
-    data.chmod(0o755)  # the postgres user keeps its cluster under it
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("LAB_BOARD_DB", "LAB_PUBLIC_URL")}
-    env |= {"LAB_DATA_DIR": str(data), "LAB_WARMUP": "0", "PYTHONUNBUFFERED": "1"}
-    out = data / "cluster.out"
-    with open(out, "w") as sink:
-        proc = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "cluster.py"), "--servers", "2",
-                                 "--port", str(port)], cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 150
-        while "cluster ready" not in out.read_text():
-            assert proc.poll() is None, out.read_text()
-            assert time.monotonic() < deadline, out.read_text()
-            time.sleep(0.2)
-        text = out.read_text()
-        ports = re.findall(r"app server on http://127\.0\.0\.1:(\d+)", text)
-        assert len(ports) == 2, text
-        url = f"http://127.0.0.1:{port}"
-        assert get(url + "/", Accept="text/html")[0] == 200
-        assert get(url + "/_lab/ready")[:2] == (200, "ready")
-        assert _processes(str(data / "cluster-postgres")), "no PostgreSQL of its own"
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=60) == 0, out.read_text()
-        assert out.read_text().rstrip().endswith("stopped")
-        for pattern in [str(data), *(f"--server.port {p}" for p in ports)]:
-            assert _processes(pattern) == [], pattern
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        shutil.rmtree(data, ignore_errors=True)
 
 
 _CHARTS = """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot'),
