@@ -115,15 +115,19 @@ def restart_pause(exits_in_a_row: int) -> float:
     return min(FIRST_PAUSE_S * 2 ** (exits_in_a_row - 1), MAX_PAUSE_S)
 
 
+# What a run leaves in its folder: this script's log, the servers' logs, nginx's files.
+RUN_FILES = ("cluster.log", "server-*.log", "nginx.conf", "nginx.out", "nginx.pid", "error.log", "context-lab.*.log")
+
+
 def rotate_logs(run_dir: Path, keep: int) -> Path | None:
-    """Move what an earlier run left in ``run_dir`` to ``run_dir/earlier/<its start>``,
-    named for the time (UTC) of its oldest file, nginx's configuration, written at its
-    start; keep the newest ``keep`` of those folders (0: every one). nginx's temporary
-    folder (request bodies in transit, no logs) is removed. Returns where the files went,
-    or None where there were none."""
+    """Move what an earlier run left in ``run_dir`` (``RUN_FILES``; nothing else there is
+    touched) to ``run_dir/earlier/<its start>``, named for the time (UTC) of its oldest
+    file, nginx's configuration, written at its start; keep the newest ``keep`` of those
+    folders (0: every one). nginx's temporary folder (request bodies in transit, no logs)
+    is removed. Returns where the files went, or None where there were none."""
     run_dir.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(run_dir / "temp", ignore_errors=True)
-    files = [p for p in run_dir.iterdir() if p.name != EARLIER]
+    files = sorted({p for pattern in RUN_FILES for p in run_dir.glob(pattern) if p.is_file()})
     moved = None
     if files:
         stamp = time.strftime("%Y-%m-%dT%H-%M-%SZ", time.gmtime(min(p.stat().st_mtime for p in files)))
@@ -134,7 +138,7 @@ def rotate_logs(run_dir: Path, keep: int) -> Path | None:
         for path in files:
             path.rename(moved / path.name)
     if keep and (run_dir / EARLIER).is_dir():
-        runs = sorted((run_dir / EARLIER).iterdir(), key=lambda p: p.stat().st_mtime)
+        runs = sorted((run_dir / EARLIER).iterdir())  # by name: by start time
         for old in runs[:-keep]:
             shutil.rmtree(old)
     return moved

@@ -43,7 +43,7 @@ import pytest
 
 from bench.room import last_upstream
 from bench.session import Server, Session, free_port
-from deploy.cluster import gpu_driver_missing
+from deploy.cluster import exit_cause, gpu_driver_missing, restart_pause, rotate_logs
 from deploy.nginx import Nginx, Tls, nginx_missing, openssl_missing, self_signed
 from lab.board import links
 from lab.board.store import BoardStore
@@ -511,3 +511,31 @@ def test_a_tab_whose_server_dies_reconnects_to_the_other(room, tab):
     # the reconnect went to server two: nginx tried server one, found it gone, and went on
     lines = room.log_lines()
     assert any(f"upstream={one}, {two}" in line for line in lines), lines[-10:]
+
+
+def test_the_cluster_script_moves_an_earlier_runs_logs_aside(tmp_path):
+    """``rotate_logs``: an earlier run's files move to ``earlier/<the time of its oldest
+    file, UTC>``; a file of another program stays; the newest ``keep`` folders are kept;
+    nginx's temporary folder goes."""
+    run_dir = tmp_path / "cluster-run"
+    assert rotate_logs(run_dir, keep=2) is None and run_dir.is_dir()
+    made = []
+    for start in (1_800_000_000, 1_800_000_100, 1_800_000_200):
+        for name in ("nginx.conf", "cluster.log", "server-1.log", "context-lab.access.log"):
+            (run_dir / name).write_text(f"{name} of the run at {start}\n")
+            os.utime(run_dir / name, (start, start + (name != "nginx.conf") * 50))
+        (run_dir / "temp" / "proxy").mkdir(parents=True, exist_ok=True)
+        (run_dir / "notes.txt").write_text("an operator's own file\n")
+        made.append(rotate_logs(run_dir, keep=2))
+        assert sorted(p.name for p in run_dir.iterdir()) == ["earlier", "notes.txt"]
+    assert [p.name for p in made] == ["2027-01-15T08-00-00Z", "2027-01-15T08-01-40Z", "2027-01-15T08-03-20Z"]
+    assert sorted(p.name for p in (run_dir / "earlier").iterdir()) == [p.name for p in made[1:]]
+    assert (made[2] / "server-1.log").read_text() == "server-1.log of the run at 1800000200\n"
+    assert sorted(p.name for p in made[2].iterdir()) == [
+        "cluster.log", "context-lab.access.log", "nginx.conf", "server-1.log"]
+
+
+def test_the_cluster_script_says_why_a_server_stopped_and_how_long_it_waits():
+    assert exit_cause(-signal.SIGKILL) == "was killed by SIGKILL"
+    assert exit_cause(1) == "exited with status 1"
+    assert [restart_pause(n) for n in range(1, 9)] == [2, 4, 8, 16, 32, 60, 60, 60]
