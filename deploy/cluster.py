@@ -165,7 +165,7 @@ class AppServer:
         self.started = 0.0  # time.monotonic() of the last start
         self.exits_in_a_row = 0
         self.restarts = 0
-        self.down_since: float | None = None  # exited, not yet answering again
+        self.down_since: float | None = None  # exited, not yet ready again
         self.start_at: float | None = None  # a restart is due then
         self.answering = False
 

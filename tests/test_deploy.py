@@ -222,9 +222,15 @@ class ClusterScript:
         for pattern in [str(self.data), *(f"--server.port {p}" for p in ports)]:
             assert _processes(pattern) == [], pattern
 
-    def kill(self) -> None:
+    def close(self) -> None:
+        """Stop it where it still runs (a failed test): SIGTERM, for it to stop what it
+        started (SIGKILL would leave nginx and the servers behind), SIGKILL after 60 s."""
         if self.proc.poll() is None:
-            self.proc.kill()
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
 
 
 def _cluster_data() -> Path:
@@ -250,7 +256,7 @@ def test_the_cluster_script_serves_and_stops_cleanly():
         assert _processes(str(data / "cluster-postgres")), "no PostgreSQL of its own"
         cluster.stop()
     finally:
-        cluster.kill()
+        cluster.close()
         shutil.rmtree(data, ignore_errors=True)
 
 
@@ -357,9 +363,9 @@ def test_the_cluster_script_restarts_a_killed_server_and_keeps_the_logs(postgres
         cluster.stop()
     finally:
         store.dispose()
-        earlier.kill()
+        earlier.close()
         if cluster is not None:
-            cluster.kill()
+            cluster.close()
         shutil.rmtree(data, ignore_errors=True)
 
 
