@@ -287,7 +287,7 @@ def test_emoji_and_combining_characters_at_the_limit(store, filler, count, store
 
 def test_a_post_too_big_to_read(store):
     board, phone, page = opened(store)
-    answer = phone.post(form(page, "bank " * 60_000), script=True)
+    answer = phone.post(form(page, "bank " * 14_000), script=True)
     assert answer.status == 413 and answer.json()["message"] == join.TOO_BIG
 
 

@@ -27,6 +27,7 @@ NOT_SURE = "not sure"
 # where the other phones cannot reach the server either, and the sentence stays in the box.
 NOT_ANSWERING = ("The board's server is not answering; your sentence is kept here, "
                  "try again in a moment.")
+SENDING = "Sending…"
 # The database did not answer the server.
 NOT_STORED = ("Your sentence was not stored: the server could not reach the board just now. "
               "Your sentence is kept here: press Submit again in a moment.")

@@ -51,8 +51,9 @@ PATH = "/join"
 ASSETS = Path(__file__).with_name("join_page")
 CSRF_SECRET = "join-csrf"
 # A post's body, bytes: a sentence of MAX_CHARS is at most a few kB even %-encoded; a
-# 4,000-character paste of emoji about 50 kB. Beyond this the post is not read.
-MAX_BODY = 256 * 1024
+# 4,000-character paste of emoji about 50 kB. Beyond this the post is not read (the
+# shipped nginx site's client_max_body_size is the same).
+MAX_BODY = 64 * 1024
 
 HEADERS = {
     "Content-Security-Policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -126,7 +127,8 @@ def sentence_form(board, csrf: str, token: str, text: str = "", sense: str | Non
         senses = (f'<fieldset class="senses"><legend>Which “{word}” do you mean?</legend>'
                   f'<div class="choices">{options}</div></fieldset>')
     body = (head + f'<form id="join-form" method="post" action="join" class="card" '
-            f'data-max="{rules.MAX_CHARS}" data-unreachable="{e(join.NOT_ANSWERING)}">'
+            f'data-max="{rules.MAX_CHARS}" data-unreachable="{e(join.NOT_ANSWERING)}" '
+            f'data-sending="{e(join.SENDING)}" data-too-big="{e(join.TOO_BIG)}">'
             f'<input type="hidden" name="code" value="{e(board.code)}">'
             f'<input type="hidden" name="csrf" value="{e(csrf)}">'
             f'<input type="hidden" name="token" value="{e(token)}">'

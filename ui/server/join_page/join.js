@@ -54,6 +54,7 @@
     busy = true;
     button.disabled = true;
     save();
+    show("wait", form.dataset.sending);
     let reply = null;
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), 20000);
@@ -63,6 +64,7 @@
         headers: { Accept: "application/json" }, cache: "no-store", signal: stop.signal,
       });
       if ((response.headers.get("Content-Type") || "").includes("application/json")) reply = await response.json();
+      else if (response.status === 413) reply = { ok: false, message: form.dataset.tooBig };  // a proxy's limit
     } catch (e) {
       reply = null;  // no answer: the server is away, restarting, or a proxy has no server for it
     } finally {
