@@ -23,10 +23,14 @@ from bench.session import Server, free_port
 from deploy.nginx import SITE, Nginx, main_config, nginx_missing, site_config
 from lab.board import links
 from lab.board.store import BoardStore
-from tests.test_deploy import _require, _run_dir, get
+from tests.test_browser_board import MONEY, join, maps_hold, submit
+from tests import test_deploy
+from tests.test_deploy import _require, _run_dir, get, upstreams
 from ui.server.cookies import COOKIE
 
 SUB_PATH = "lab"
+# test_deploy's two servers on PostgreSQL behind the site, and their tabs (fixtures)
+room, tab = test_deploy.room, test_deploy.tab
 
 
 def sub_path_site() -> str:
@@ -136,3 +140,33 @@ def test_a_phone_joins_through_the_sub_path(lab, browser):
     finally:
         context.close()
     assert "Traceback" not in server.log.read_text(errors="replace")
+
+
+@pytest.mark.browser
+def test_a_student_posts_to_one_server_and_the_projector_on_the_other_shows_it(room, tab, postgres_url):
+    """Two servers on PostgreSQL behind the shipped site (root locations): a student's
+    page and post go to the server its cookie picks (nginx's access log says which), and
+    the sentence reaches a projector served by the other. The student's page opens no
+    websocket: its page load and its post are its only requests."""
+    store = BoardStore(postgres_url)
+    try:
+        board, _ = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded")
+        cookies = room.cookies_by_server()
+        one, two = room.upstreams
+        projector = tab(cookies[two])
+        projector.goto(links.projector_link(room.nginx.url, board.code))
+        projector.get_by_text("No sentences yet").wait_for()
+        before = len(room.log_lines())
+        student = tab(cookies[one])
+        join(student, links.join_link(room.nginx.url, board.code))
+        submit(student, MONEY, sense="money")
+        [entry] = store.entries(board.id)
+        lines = [line for line in room.wait_lines(before, 4) if '"POST /join ' in line or '"GET /join' in line]
+        assert any('"POST /join ' in line for line in lines), lines
+        assert set(upstreams(lines)) == {one}, lines  # the student's page, script, style and post
+        assert not any("_stcore/stream" in line and upstreams([line]) == [one] for line in room.log_lines(before))
+        maps_hold(projector, [entry.id], time.monotonic(), 90)  # the first sentence: models load, no time asked
+        for server in room.servers:
+            assert "Traceback" not in server.log.read_text(errors="replace")
+    finally:
+        store.dispose()

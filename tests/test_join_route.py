@@ -144,6 +144,16 @@ def test_the_code_step_and_a_wrong_code(store):
     assert wrong.field("code") == "ACE-FHK"  # asked again, the code as typed
 
 
+def test_old_links_and_printed_qr_codes_still_open_the_form(store):
+    """The links the Streamlit page wrote (``/join?code=...``, with its ``sub`` token) and a
+    code typed in lower case with a dash."""
+    board, _ = board_of(store)
+    for path in (f"/join?code={board.code}", f"/join?code={board.code}&sub=abc",
+                 f"/join?code={rules.format_code(board.code).lower()}"):
+        page = Browser().get(path)
+        assert page.status == 200 and "Write a sentence with “bank”" in page.text, path
+
+
 def test_wrong_codes_are_limited_per_browser_and_shared_with_the_board_page(store):
     phone, other = Browser(), Browser(address="10.0.0.3")
     phone.get("/join")
