@@ -3,8 +3,10 @@
 A student's submissions are limited per browser (``lab.board.rules.PER_MINUTE``,
 ``PER_BOARD``), and "this browser" must survive a reload: a session does not, and a client
 address names a whole school network (or the proxy). ``BrowserCookie`` gives every browser
-that loads a page a random identifier in a cookie; the page reads it back from the
-websocket's request (``st.context.cookies``). It names a browser, not a person: nothing
+that loads a page a random identifier in a cookie; a Streamlit page reads it back from the
+websocket's request (``st.context.cookies``, ``browser_id``), the server's own routes from
+theirs (``request_id``: the join page, ``ui.server.join``), both as the same identifier.
+It names a browser, not a person: nothing
 else is stored with it, and clearing cookies makes a new one.
 """
 
