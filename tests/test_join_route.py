@@ -10,6 +10,7 @@ has its own SQLite boards database.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import html
 import json
 import re
@@ -59,7 +60,10 @@ class Browser:
     address: str = "10.0.0.2"
 
     def request(self, method: str, path: str, form: dict | None = None, script: bool = False) -> Reply:
-        return asyncio.run(self._request(method, path, form, script))
+        # in a thread of its own: Playwright's sync API (browser tests in the same run) keeps
+        # an event loop running in this one
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, self._request(method, path, form, script)).result()
 
     def get(self, path: str) -> Reply:
         return self.request("GET", path)
