@@ -78,9 +78,7 @@ def tap_submit(pg, expect: str) -> str:
 
 
 def open_board(store, hold: bool = False):
-    board, key = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded",
-                              hold=hold)
-    return board
+    return store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded", hold=hold)[0]
 
 
 def kill_and_restart(srv, during) -> None:

@@ -117,8 +117,8 @@ def store(tmp_path, monkeypatch):
 
 
 def board_of(store, hold=False):
-    board, key = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded", hold=hold)
-    return board, key
+    """A new board and its teacher key."""
+    return store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded", hold=hold)
 
 
 def opened(store, hold=False) -> tuple[object, Browser, Reply]:
@@ -246,7 +246,6 @@ def test_a_sense_stays_chosen_after_a_refusal_and_a_wrong_one_is_refused(store):
 def test_a_held_sentence_waits_and_a_closed_board_takes_none(store):
     board, phone, page = opened(store, hold=True)
     assert "waits for the teacher's approval" in phone.post(form(page, "The bank was closed.")).answer
-    _, key = board, None
     closed, key = board_of(store)
     store.set_open(closed.id, key, False)
     shut = phone.get(f"/join?code={closed.code}")
