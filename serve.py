@@ -26,7 +26,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from ui.errors import on_script_error
-from ui.server import warmup
+from ui.server import join, warmup
 from ui.server.cookies import BrowserCookie
 
 READY_PATH = "/_lab/ready"
@@ -51,6 +51,7 @@ def ready_paths() -> list[str]:
 
 
 routes = [Route(path, ready, methods=["GET", "HEAD"]) for path in ready_paths()]
+routes += join.routes(mounted)  # the students' page, a plain form (ui.server.join)
 
 
 @contextlib.asynccontextmanager

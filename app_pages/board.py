@@ -30,6 +30,9 @@ POLL_S = 1.0  # the projector asks the board's revision this often, and redraws 
 MODERATION_POLL_S = 2.0
 
 fr = frame("Class board", sentences=False)
+# ``?view=student`` (the join page's "See the board"): the maps only, no QR code, counts or
+# teacher's controls
+STUDENT_VIEW = st.query_params.get("view") == "student"
 state.register(board="", board_layer_bert=-1, board_layer_elmo=-1, board_qr=True)
 
 
@@ -155,11 +158,12 @@ def board_map(family: str, layer: int, shown: ub.Room, board: Board):
 def projector_view(board: Board) -> None:
     """Counts, both models' maps at their chosen layers, and the separation chart."""
     shown = ub.room(board)
-    counts = st.columns(3)
-    counts[0].metric("Sentences on the board", len(shown.entries))
-    counts[1].metric("With a sense", sum(s is not None for s in shown.senses))
-    counts[2].metric("Submissions", "open" if board.is_open else "closed")
-    if shown.waiting:
+    if not STUDENT_VIEW:
+        counts = st.columns(3)
+        counts[0].metric("Sentences on the board", len(shown.entries))
+        counts[1].metric("With a sense", sum(s is not None for s in shown.senses))
+        counts[2].metric("Submissions", "open" if board.is_open else "closed")
+    if shown.waiting and not STUDENT_VIEW:
         st.caption(f"{shown.waiting} sentence(s) wait for the teacher's approval.")
     if not shown.entries:
         st.info(f"No sentences yet. Students open the join link and write a sentence with “{md_escape(board.word)}”.")
@@ -305,12 +309,13 @@ def show_board(code: str) -> None:
         return
     if problem:
         st.warning(problem)
-    key = ub.teacher_key(board)
+    key = None if STUDENT_VIEW else ub.teacher_key(board)
     st.title(f"Class board: “{board.word}”")
     st.caption((f"Senses: **{md_escape(' / '.join(board.senses))}** · " if board.senses else "")
                + f"BERT: **{md_escape(board.bert_source)}** · ELMo: **{md_escape(board.elmo_source)}** "
                "(the models this board was made with)")
-    join_panel(board)
+    if not STUDENT_VIEW:
+        join_panel(board)
     if key:
         teacher_links(board, key)
     live(board.id)

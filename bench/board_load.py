@@ -1,7 +1,8 @@
-"""A class writes on one board: students submit sentences from their phones while the
-projector follows the board, over Streamlit's own websocket protocol.
+"""A class writes on one board: students submit sentences from their phones through the
+join page's form (plain HTTP, ``ui.server.join``) while the projector follows the board
+over Streamlit's own websocket protocol.
 
-    python bench/board_load.py [--students 60] [--within 60] [--typing 0] [--servers 1|2] [--restart]
+    python bench/board_load.py [--students 60] [--join-within 5] [--within 60] [--servers 1|2] [--restart]
                                [--nginx [--kill-at S]] [--max-seconds 400] [--root CHECKOUT]
 
 Serves the app (one server on SQLite in a new ``LAB_DATA_DIR``; with ``--servers 2`` or
@@ -25,16 +26,15 @@ it asks for that fragment's rerun (the browser's timer: ``Session.follow``) and 
 comes back, noting when each sentence id first appears in the ``customdata`` of the BERT
 map (``board_map_bert``) and which ids each map holds now.
 
-``--students`` students arrive evenly over ``--within`` seconds, split in turn over the
-servers; each (a browser of its own: its own ``lab_browser`` cookie) opens
-``/join?code=CODE``, fills the form with a sentence of its own (money, river, or
-ambiguous with "not sure"), clicks Submit (the form's values go with the click, one
-request) and reads the answer (``st.success`` "Accepted: ..." or ``st.error``); with
-``--typing S`` each keeps the page open between 0.5 S and 1.4 S seconds before the click,
-as a person typing on a phone (the form's values go to the server only with it). A student
-who was not told either (the connection dropped, no answer within ``--timeout``, the
-page's "could not reach the board") reconnects and submits the same sentence once more,
-as a person would.
+``--students`` students open the join page evenly over ``--join-within`` seconds and send
+evenly over ``--within`` seconds, split in turn over the servers; each (a browser of its
+own: its own ``lab_browser`` cookie) GETs ``/join?code=CODE`` (the page's HTML: its
+bytes are reported; the script and stylesheet are cached after a first load, and their
+bytes are reported once), then POSTs its sentence (money, river, or ambiguous with "not
+sure") with the form's fields, asking for JSON as the page's script does, and reads the
+answer. A student not told (no answer, the server away, a database that did not answer)
+keeps the sentence and sends it again every second with the same submission token, as the
+page lets them, for up to ``--timeout`` seconds.
 
 With ``--restart``, halfway through the arrivals server 1 gets SIGTERM, is waited for and
 started again on the same port with the same database; clients whose connection drops
@@ -46,7 +46,7 @@ sentences stored; the dots on the projector at the end (ids in each map); lost s
 maps at the end: both should be 0); stored twice (a retry after an unanswered submit
 that had been stored) and stored without the student being told; submit -> BERT map
 latency (from the moment Submit was sent to the first rerun whose map held the id) p50,
-p95, max; the Submit request's time (to its finished script run) p50, p95; per server
+p95, max; the join page's GET and the post's time p50, p95; server CPU per student; per server
 its CPU seconds from the first student to the end (a restarted server: the old process's
 until it stopped, and all of the new one's, start-up included) and its RSS at the end.
 With ``--restart``: how long the server was away, when the projector drew again, and
@@ -58,12 +58,15 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
 import json
 import re
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,12 +76,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.room import Room, browser_cookie
 from bench.session import Server, Session, loadavg, parser
+from lab.board import links
 
 WORD, SENSES = "bank", ("money", "river")
-NOT_SURE = "not sure"  # app_pages/join.py's radio option for "did not say"
+NOT_SURE = "not sure"  # the join page's sense option for "did not say" (lab.board.join.NOT_SURE)
 MAPS = {"bert": "board_map_bert", "elmo": "board_map_elmo"}
 PROJECTOR_COOKIE = browser_cookie("bench-projector")
 DRAIN_S = 60.0  # after the last student, how long the projector may take to show everything
+IDLE_S = 10.0  # the projector's own polling CPU is measured over this long before the class
 
 NAMES = ["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kemal", "Lea"]
 MONEY = ["{n} paid {k} euros into the bank on a rainy {d}.",
@@ -116,6 +121,8 @@ class Student:
     connects: int = 0  # connection attempts that failed (a server away)
     reopened: float = 0.0  # perf_counter when a retry's join page was shown
     request_s: list[float] = field(default_factory=list)
+    join_s: list[float] = field(default_factory=list)  # the join page's GETs
+    page_bytes: int = 0  # the join page's HTML
     errors: list[str] = field(default_factory=list)
 
 
@@ -172,62 +179,79 @@ class Projector:
                 await s.close()
 
 
-async def connect(s: Session, deadline: float) -> int:
-    """Connect, retrying every 0.5 s while the server is away (a person reloading); returns
-    the failed attempts."""
-    failed = 0
-    while True:
+_FIELDS = re.compile(r'name="(code|csrf|token)" value="([^"]*)"')
+
+
+def http(url: str, cookie: str, form: dict | None, timeout: float) -> tuple[int, bytes, float]:
+    """One request as a phone's browser sends it (GET, or a form's POST as the page's script
+    sends it, asking for JSON); (status, body, seconds). Raises OSError when no answer came."""
+    headers = {"Cookie": cookie, "Accept": "application/json" if form is not None else "text/html"}
+    data = urllib.parse.urlencode(form).encode() if form is not None else None
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if form is not None else "GET")
+    t0 = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as r:
+            body = r.read()
+            return r.status, body, time.perf_counter() - t0
+    except urllib.error.HTTPError as e:
+        return e.code, e.read(), time.perf_counter() - t0
+
+
+async def student(st: Student, url: str, code: str, join_at: float, send_at: float, a, pool) -> None:
+    """Open the join page at ``join_at`` (the code in the link), send the sentence at
+    ``send_at`` from the form's fields, as the page's script does, and read the answer. A
+    student not told (no answer, the server away) keeps the sentence and taps Submit again
+    every second, with the same submission token, as the page lets them, until told or
+    ``a.timeout`` has passed."""
+    loop = asyncio.get_running_loop()
+    cookie = f"lab_browser=bench-student-{st.index:03d}"
+    await asyncio.sleep(max(0.0, join_at - time.perf_counter()))
+    fields: dict[str, str] = {}
+    deadline = send_at + a.timeout
+    while not fields:
         try:
-            await s.connect()
-            return failed
-        except OSError:
-            failed += 1
+            status, body, seconds = await loop.run_in_executor(
+                pool, http, f"{url}/{links.JOIN_PAGE}?code={code}", cookie, None, a.timeout)
+            st.join_s.append(seconds)
+            st.page_bytes = len(body)
+            fields = dict(_FIELDS.findall(body.decode()))
+            if status != 200 or set(fields) != {"code", "csrf", "token"}:
+                st.errors.append(f"join page: {status}, fields {sorted(fields)}")
+                fields = {}
+        except OSError as exc:
+            st.connects += 1
+            st.errors.append(f"join page: {type(exc).__name__}: {str(exc)[:120]}")
+        if not fields:
             if time.perf_counter() > deadline:
-                raise
-            await asyncio.sleep(0.5)
-
-
-async def student(st: Student, url: str, code: str, start_at: float, a) -> None:
-    await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
-    query = {"code": code}  # the page's address: a retry reopens it as the page last wrote it
-    for attempt in range(2):  # a student not told retries once
-        s = Session(url, cookie=f"lab_browser=bench-student-{st.index:03d}")
+                return
+            await asyncio.sleep(1.0)
+    await asyncio.sleep(max(0.0, send_at - time.perf_counter()))
+    form = fields | {"text": st.text, "sense": st.choice}
+    while time.perf_counter() < deadline:
+        st.tries += 1
+        sent = time.perf_counter()
         try:
-            st.connects += await connect(s, time.perf_counter() + a.timeout)
-            r = await s.open("join", query=query, timeout=a.timeout)
-            if attempt:
-                st.reopened = time.perf_counter()
-            query = dict(urllib.parse.parse_qsl(s.query))
-            st.errors += r.errors
-            if attempt == 0 and a.typing:
-                await asyncio.sleep(a.typing * (0.5 + (st.index * 7) % 10 / 10))
-            radio = next((label for label in s.widgets if label.startswith("Which")), None)
-            if "Submit" not in s.widgets or radio is None:
-                st.errors.append(f"no form on the join page (alerts: {r.alerts})")
-                st.untold += 1
-                continue
-            st.tries += 1
-            r = await s.submit_form("Submit", {"Your sentence": st.text}, {radio: st.choice}, timeout=a.timeout)
-            st.request_s.append(r.seconds)
-            st.errors += r.errors
-            answers = [(kind, text) for kind, text in r.alerts if kind in ("SUCCESS", "ERROR")]
-            kind, text = answers[-1] if answers else ("", "")
-            if kind == "SUCCESS" and text.startswith("Accepted"):
-                st.told, st.answer, st.sent = "accepted", text, r.sent
-                st.number = int(re.search(r"number (\d+)", text)[1])
-                return
-            if kind == "ERROR" and "not stored" not in text:
-                st.told, st.answer = "refused", text
-                return
-            st.untold += 1  # no answer, or "could not reach the board ... press Submit again"
-            if text:
-                st.errors.append(text)
-        except Exception as exc:  # noqa: BLE001 - a dropped connection or a timeout: not told
+            status, body, seconds = await loop.run_in_executor(pool, http, f"{url}/{links.JOIN_PAGE}", cookie,
+                                                               form, a.timeout)
+            reply = json.loads(body)
+        except (OSError, ValueError) as exc:  # no answer, or a proxy's page: "not answering"
             st.untold += 1
-            st.errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
-        finally:
-            query = dict(urllib.parse.parse_qsl(s.query)) or query  # as the browser's address bar holds it
-            await s.close()
+            st.errors.append(f"submit: {type(exc).__name__}: {str(exc)[:120]}")
+            await asyncio.sleep(1.0)
+            continue
+        st.request_s.append(seconds)
+        if reply.get("ok"):
+            st.told, st.answer, st.sent, st.number = "accepted", reply["message"], sent, reply["number"]
+            if st.untold:
+                st.reopened = time.perf_counter()
+            return
+        if status == 503:  # the database did not answer: the sentence is kept, sent again
+            st.untold += 1
+            st.errors.append(reply.get("message", ""))
+            await asyncio.sleep(1.0)
+            continue
+        st.told, st.answer = "refused", reply.get("message", "")
+        return
 
 
 def restart(srv: Server, log: dict) -> None:
@@ -263,14 +287,19 @@ async def run_class(servers: list[Server], code: str, a,
         await asyncio.sleep(0.2)
     if proj.runs == 0:
         proj.errors.append(f"projector: no rerun of the board's view in {a.timeout:.0f} s")
+    idle0, w0 = sum(srv.cpu_s() for srv in servers), time.perf_counter()
+    await asyncio.sleep(IDLE_S)  # the projector alone, polling an unchanged board
+    idle_rate = (sum(srv.cpu_s() for srv in servers) - idle0) / (time.perf_counter() - w0)
     t0 = time.perf_counter()
     students = []
     for i in range(a.students):
         text, choice = sentence(i)
         students.append(Student(i, i % len(urls), text, choice))
     log: dict = {"cpu0": [srv.cpu_s() for srv in servers], "epoch0": time.time() - (time.perf_counter() - t0),
-                 "log_start": room.log_length() if room else 0}
-    tasks = [student(st, urls[st.server], code, t0 + a.within * i / max(1, a.students), a)
+                 "log_start": room.log_length() if room else 0, "idle_rate": idle_rate}
+    pool = concurrent.futures.ThreadPoolExecutor(max(8, a.students))  # a phone each: none waits for a thread
+    n = max(1, a.students)
+    tasks = [student(st, urls[st.server], code, t0 + a.join_within * i / n, t0 + a.within * (i + 1) / n, a, pool)
              for i, st in enumerate(students)]
     if a.kill_at:
         log["killed"] = room.server_of(PROJECTOR_COOKIE)
@@ -289,6 +318,7 @@ async def run_class(servers: list[Server], code: str, a,
     except asyncio.TimeoutError:
         log["timed_out"] = True
     log["students_done"] = time.perf_counter()
+    pool.shutdown(wait=False)
     return students, proj, log | {"start": t0, "watching": watching}
 
 
@@ -302,14 +332,26 @@ async def drain(proj: Projector, visible: set[int], limit: float) -> float | Non
     return None
 
 
+def page_bytes(students, servers, room) -> str:
+    """The join page's HTML (median over the students) and its script and stylesheet, before
+    compression (urllib asks for none; a browser gets them gzipped: bench/join_bytes.py)."""
+    html = [st.page_bytes for st in students if st.page_bytes]
+    if not html:
+        return "-"
+    base = room.url if room and room.nginx else servers[0].url
+    assets = [len(http(f"{base}/{links.JOIN_PAGE}/{name}", "", None, 30)[1]) for name in ("join.js", "join.css")]
+    return (f"{int(np.median(html))} + {assets[0]} + {assets[1]} = {int(np.median(html)) + sum(assets)} bytes "
+            "(uncompressed)")
+
+
 def pct(values, q: float) -> str:
     return f"{np.percentile(values, q):.2f}" if len(values) else "-"
 
 
 def main(argv=None) -> int:
     ap = parser(__doc__, students=60, within=60, servers=1)
-    ap.add_argument("--typing", type=float, default=0.0,
-                    help="seconds a student keeps the join page open before Submit, on average (default 0)")
+    ap.add_argument("--join-within", type=float, default=5.0,
+                    help="seconds over which the students open the join page (default 5)")
     ap.add_argument("--restart", action="store_true", help="stop server 1 halfway through and start it again")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds one request may take")
     ap.add_argument("--max-seconds", type=float, default=400.0, help="seconds the class may take, all included")
@@ -344,7 +386,7 @@ def main(argv=None) -> int:
         print(f"app: {servers[0].root}; {a.servers} server(s) on {database}; board {board.code} "
               f"(“{WORD}”: {', '.join(SENSES)}); RSS after warm-up "
               + ", ".join(f"{s.rss_mb():.0f} MB" for s in servers))
-        typing = f", typing about {a.typing:g} s" if a.typing else ""
+        typing = f", joining over {a.join_within:g} s"
         where = ("through nginx, spread by their cookies" if a.nginx
                  else f"in turn on {a.servers} server(s); the projector on server 1")
         print(f"{a.students} students over {a.within} s{typing}, {where}"
@@ -392,6 +434,7 @@ def report(students, proj, log, store, board, servers, a, room: Room | None = No
     latency = [proj.first_seen["bert"][by_number[st.number].id] - st.sent for st in accepted
                if st.number in by_number and by_number[st.number].id in proj.first_seen["bert"]]
     requests = [r for st in students for r in st.request_s]
+    joins = [r for st in students for r in st.join_s]
     errors = [f"student {st.index}: {e}" for st in students for e in st.errors] + proj.errors
     rows = [
         ("students", f"{len(students)}"),
@@ -410,8 +453,16 @@ def report(students, proj, log, store, board, servers, a, room: Room | None = No
                                                 f"{max(latency):.2f} s ({len(latency)} of {len(accepted)})"
          if latency else "-"),
         ("Submit request p50 / p95", f"{pct(requests, 50)} / {pct(requests, 95)} s ({len(requests)} requests)"),
+        ("join page GET p50 / p95", f"{pct(joins, 50)} / {pct(joins, 95)} s ({len(joins)} requests)"),
+        ("join page bytes: HTML + script + style", page_bytes(students, servers, room)),
         ("projector reruns", f"{proj.runs}"),
     ]
+    if not (a.restart or a.kill_at):
+        spent = sum(srv.cpu_s() - c for srv, c in zip(servers, log["cpu0"]))
+        polling = log["idle_rate"] * (time.perf_counter() - log["start"])
+        rows.append(("server CPU per student / less polling",
+                     f"{spent / len(students) * 1000:.0f} / {(spent - polling) / len(students) * 1000:.0f} ms "
+                     f"(projector polling alone {log['idle_rate'] * 100:.1f} % of a core)"))
     tabs = room.spread(log["log_start"]) if room and room.nginx else None
     for k, srv in enumerate(servers):
         alive = srv.proc is not None and srv.proc.poll() is None

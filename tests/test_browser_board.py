@@ -50,26 +50,27 @@ def board_app(tmp_path_factory):
         store.dispose()
 
 
-# --- the student's page --------------------------------------------------------------------
+# --- the student's page (a plain form: ui.server.join) -----------------------------------------
 def join(pg, url: str) -> None:
     pg.goto(url)
     pg.get_by_label("Your sentence").wait_for()
-    wait_idle(pg, settle_ms=200)
 
 
 def write(pg, sentence: str, sense: str | None = None) -> None:
     """Type ``sentence`` in the join form and choose ``sense`` (not submitted yet)."""
-    form = pg.get_by_test_id("stForm")
+    form = pg.locator("#join-form")
     form.get_by_label("Your sentence").fill(sentence)
     if sense:
-        form.get_by_role("radiogroup").get_by_text(sense, exact=True).click()
+        form.locator("label.sense").get_by_text(sense, exact=True).click()
 
 
 def send(pg, answer: str, double: bool = False) -> str:
-    """Press Submit (twice in a row with ``double``) and wait for the answer holding ``answer``."""
-    button = pg.get_by_test_id("stForm").get_by_role("button", name="Submit")
-    button.dblclick() if double else button.click()
-    shown = pg.get_by_test_id("stAlert").filter(has_text=answer)
+    """Press Submit (twice in a row with ``double``) and wait for the answer holding
+    ``answer``, shown after the post's reply."""
+    button = pg.locator("#join-form button[type=submit]")
+    with pg.expect_response(lambda r: r.request.method == "POST"):
+        button.dblclick() if double else button.click()
+    shown = pg.locator("#answer").filter(has_text=answer)
     shown.wait_for()
     return shown.inner_text()
 

@@ -1,6 +1,7 @@
-"""The Class board and Join pages, headless with AppTest: the teacher's form and links, the
-projector's maps and separation against lab's own numbers, the student's answers, and the
-teacher key kept out of every page but the teacher's."""
+"""The Class board page, headless with AppTest: the teacher's form and links, the
+projector's maps and separation against lab's own numbers, the students' view, and the
+teacher key kept out of every page but the teacher's. (The students' join page is a plain
+form: tests/test_join_route.py.)"""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab.board import analysis, rules
+from lab.board import analysis
 from lab.board.store import BoardStore
 from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
@@ -186,7 +187,7 @@ def test_a_wrong_key_gives_the_projector_view_only(store):
 def test_the_key_is_on_no_projector_or_student_page(store):
     board, key = new_board(store)
     fill(store, board)
-    for at in (page("board", board=board.code), page("join", code=board.code)):
+    for at in (page("board", board=board.code), page("board", board=board.code, view="student")):
         assert not at.exception
         assert key not in texts_of(at)
         assert key not in json.dumps(dict(at.query_params))
@@ -201,115 +202,19 @@ def test_html_in_a_sentence_stays_text(store):
     assert "<img" not in hover and "&lt;img" in hover and "<b>" not in hover
 
 
+def test_the_students_view_shows_the_maps_only(store):
+    board, key = new_board(store)
+    fill(store, board)
+    at = page("board", board=board.code, view="student")
+    assert not at.exception and not at.metric and not at.get("imgs")  # no counts, no QR code
+    assert not any(c.value.endswith(f"/join?code={board.code}") for c in at.code)
+    assert map_ids(at, "bert") and map_ids(at, "elmo")
+    assert "Moderation" not in [h.value for h in at.header]
+
+
 def test_an_unknown_board_says_so(store):
     at = page("board", board="ACEFHK")
     assert "No board has the code" in " ".join(w.value for w in at.warning)
     assert at.button(key="_board_create")
 
 
-# --- the student's page ---------------------------------------------------------------------
-
-
-def submit(at, text, sense=None):
-    at.text_area[0].input(text)
-    if sense is not None:
-        at.radio[0].set_value(sense)
-    return at.button[0].click().run()
-
-
-def answers(at) -> tuple[list[str], list[str]]:
-    return [s.value for s in at.success], [e.value for e in at.error]
-
-
-def test_a_student_joins_and_submits(store):
-    board, _ = new_board(store)
-    at = page("join", code=board.code)
-    assert not at.exception
-    assert "Write a sentence with “bank”" in at.markdown[0].value
-    assert at.radio[0].options == ["money", "river", "not sure"]
-    assert at.text_area[0].max_chars == rules.MAX_CHARS  # the box stops longer text (the store refuses it too)
-    submit(at, "We sat on the river bank.", "river")
-    assert answers(at) == (["Accepted: your sentence is number 1 on the board."], [])
-    (entry,) = store.entries(board.id)
-    assert (entry.text, entry.sense, split_words(entry.text)[entry.use_index]) == ("We sat on the river bank.",
-                                                                                  "river", "bank")
-    submit(at, "The banks' vaults were full.", "not sure")
-    assert answers(at)[0] == ["Accepted: your sentence is number 2 on the board."]
-    assert store.entries(board.id)[1].sense is None
-    assert not at.get("plotly_chart")  # a student's page computes no maps
-
-
-@pytest.mark.parametrize("text, reason", [
-    ("We sat on the riverbank.", "does not use “bank” as a word"),
-    ("   ", "Your sentence is empty"),
-])
-def test_a_refused_sentence_says_why(store, text, reason):
-    board, _ = new_board(store)
-    at = page("join", code=board.code)
-    submit(at, text)
-    ok, errors = answers(at)
-    assert not ok and len(errors) == 1 and reason in errors[0]
-    assert store.entries(board.id) == []
-
-
-def test_a_closed_board_takes_no_sentences(store):
-    board, key = new_board(store)
-    store.set_open(board.id, key, False)
-    at = page("join", code=board.code)
-    assert "closed this board" in " ".join(w.value for w in at.warning)
-    assert not at.text_area
-
-
-def test_too_many_from_one_browser(store):
-    board, _ = new_board(store)
-    at = page("join", code=board.code)
-    for i in range(rules.PER_MINUTE):
-        submit(at, f"Bank number {i} is by the river.")
-        assert answers(at)[0], answers(at)
-    submit(at, "One more bank.")
-    ok, errors = answers(at)
-    assert not ok and f"You sent {rules.PER_MINUTE} sentences in the last minute" in errors[0]
-    assert len(store.entries(board.id)) == rules.PER_MINUTE
-
-
-def test_a_held_sentence_waits_for_approval(store):
-    board, key = new_board(store, hold=True)
-    at = page("join", code=board.code)
-    submit(at, "The bank was closed.")
-    assert "waits for the teacher's approval" in answers(at)[0][0]
-    projector = page("board", board=board.code)
-    assert {m.label: m.value for m in projector.metric}["Sentences on the board"] == "0"
-
-
-def test_a_wrong_code_says_so_and_asks_again(store):
-    at = page("join", code="ACEFHK")
-    assert "No open board has the code" in answers(at)[1][0]
-    assert at.text_input[0].label == "Board code"
-
-
-def test_a_retry_after_a_lost_answer_is_not_stored_twice(store):
-    """A server that stored a sentence and restarted before answering: the student's page
-    reconnects (a new session, the same address and cookie) and sends it again."""
-    board, _ = new_board(store)
-    first = AppTest.from_file(str(ROOT / "app_pages" / "join.py"), default_timeout=300)
-    first.query_params["code"] = board.code
-    first.run()
-    token = param(first, "sub")
-    assert token, "the submission's token is in the page's address"
-    store.submit(board.id, "We sat by the bank.", "river", browser="s:one-browser", token=token)  # no answer
-    again = AppTest.from_file(str(ROOT / "app_pages" / "join.py"), default_timeout=300)
-    again.query_params["code"], again.query_params["sub"] = board.code, token
-    again.session_state["_browser_id"] = "one-browser"  # the same browser (its cookie, in a browser)
-    again.run()
-    submit(again, "We sat by the bank.", "river")
-    assert answers(again) == (["Accepted: your sentence is number 1 on the board."], [])
-    assert len(store.entries(board.id)) == 1
-    assert param(again, "sub") != token  # the next submission gets a token of its own
-    # the same retry with other text: the earlier one is named, and this one sent on request
-    store.submit(board.id, "The bank paid interest.", "money", browser="s:one-browser", token=param(again, "sub"))
-    submit(again, "A heron stood on the bank.", "river")
-    ok, errors = answers(again)
-    assert not ok and "reached the board as number 2" in errors[0] and "The bank paid interest." in errors[0]
-    submit(again, "A heron stood on the bank.", "river")
-    assert answers(again)[0] == ["Accepted: your sentence is number 3 on the board."]
-    assert [e.text for e in store.entries(board.id)][-1] == "A heron stood on the bank."

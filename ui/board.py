@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 import streamlit as st
 
-from lab.board import analysis, links, rules
+from lab.board import analysis, links
 from lab.board.store import Board, BoardStore, Entry
 from ui import model_cache
 from ui.server import cookies
@@ -28,9 +27,6 @@ from ui.text import md_escape
 # The board's code in the link (?board= on the board page, ?code= on the join page)
 BOARD_PARAM = "board"
 KEY_PARAM = "key"
-# Wrong codes a session may try in a minute before it must wait: six characters from
-# the code alphabet are too many to guess, and this keeps a script from trying.
-LOOKUPS_PER_MINUTE = 8
 
 
 def store() -> BoardStore:
@@ -78,19 +74,12 @@ def take_key(board: Board | None) -> str | None:
 
 
 def find_board(code: str) -> Board | None:
-    """The board with ``code``, counting this session's failed look-ups: after
-    ``LOOKUPS_PER_MINUTE`` wrong codes in a minute, the next look-up waits (a message, no
-    look-up)."""
-    now = time.monotonic()
-    failed = [t for t in st.session_state.get("_board_misses", []) if now - t < 60]
-    if len(failed) >= LOOKUPS_PER_MINUTE:
-        wait = int(60 - (now - failed[0])) + 1
-        raise rules.Refused("too_fast", f"Too many codes that do not exist were tried from this page. "
-                                        f"Try again in {wait} s, and check the code with your teacher.")
-    board = store().find(code)
-    if board is None:
-        st.session_state["_board_misses"] = [*failed, now]
-    return board
+    """The board with ``code``, counting this browser's failed look-ups with the join
+    page's (``lab.board.join.find_board``): after ``LOOKUPS_PER_MINUTE`` wrong codes in a
+    minute, the next look-up waits (a message, no look-up)."""
+    from lab.board import join
+
+    return join.find_board(store(), code, browser_id())
 
 
 def app_base(page: str) -> tuple[str | None, list[str]]:

@@ -38,7 +38,6 @@ _BLURBS = {
                "and the sense test.",
     "board": "The room writes sentences with one word; the projector shows every use, layer by layer, "
              "in both models, sorting itself by sense.",
-    "join": "A student's page: join a class board by its code and write a sentence.",
 }
 
 PAGES = tuple(
@@ -51,7 +50,6 @@ PAGES = tuple(
         ("attention", "Transformer attention", ":material/hub:"),
         ("compare", "ELMo vs BERT", ":material/compare_arrows:"),
         ("board", "Class board", ":material/groups:"),
-        ("join", "Join a board", ":material/login:"),
     )
 )
 

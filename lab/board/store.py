@@ -16,6 +16,7 @@ import contextlib
 import json
 import math
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -87,6 +88,14 @@ sentences = sa.Table(
     sa.UniqueConstraint("board_id", "browser", "token", name="uq_sentences_token"),
     sa.UniqueConstraint("board_id", "number", name="uq_sentences_number"),
     sa.Index("ix_sentences_browser", "board_id", "browser", "created"),
+)
+
+# Secrets every server of one database shares (the join form's CSRF key): made once, kept
+# across restarts, so a form served before a restart, or by another server, still posts.
+board_secrets = sa.Table(
+    "board_secrets", metadata,
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("value", sa.String(128), nullable=False),  # hex
 )
 
 
@@ -317,9 +326,31 @@ class BoardStore:
         self.engine = make_engine(self.url)
         upgrade(self.engine)
         self._purged_at = -math.inf
+        self._secrets: dict[str, bytes] = {}
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+    def secret(self, name: str) -> bytes:
+        """The database's secret ``name``: 32 random bytes made by the first server that asks,
+        the same for every server and after every restart (kept in ``board_secrets``)."""
+        kept = self._secrets.get(name)
+        if kept is not None:
+            return kept
+        with self.engine.connect() as conn:
+            value = conn.scalar(sa.select(board_secrets.c.value).where(board_secrets.c.name == name))
+        if value is None:
+            try:
+                with _write(self.engine) as conn:
+                    value = conn.scalar(sa.select(board_secrets.c.value).where(board_secrets.c.name == name))
+                    if value is None:
+                        value = secrets.token_hex(32)
+                        conn.execute(board_secrets.insert().values(name=name, value=value))
+            except IntegrityError:  # another server made it first: read that one
+                with self.engine.connect() as conn:
+                    value = conn.scalar(sa.select(board_secrets.c.value).where(board_secrets.c.name == name))
+        self._secrets[name] = bytes.fromhex(value)
+        return self._secrets[name]
 
     # --- boards ---
     def create(self, word: str, senses=(), *, bert_source: str, elmo_source: str, pool: str = "first",

@@ -3,8 +3,10 @@
 A student's submissions are limited per browser (``lab.board.rules.PER_MINUTE``,
 ``PER_BOARD``), and "this browser" must survive a reload: a session does not, and a client
 address names a whole school network (or the proxy). ``BrowserCookie`` gives every browser
-that loads a page a random identifier in a cookie; the page reads it back from the
-websocket's request (``st.context.cookies``). It names a browser, not a person: nothing
+that loads a page a random identifier in a cookie; a Streamlit page reads it back from the
+websocket's request (``st.context.cookies``, ``browser_id``), the server's own routes from
+theirs (``request_id``: the join page, ``ui.server.join``), both as the same identifier.
+It names a browser, not a person: nothing
 else is stored with it, and clearing cookies makes a new one.
 """
 
@@ -12,10 +14,11 @@ from __future__ import annotations
 
 import secrets
 
-import streamlit as st
-
 COOKIE = "lab_browser"
 MAX_AGE_S = 365 * 24 * 3600
+# Where the middleware leaves the value it has just set, for the server's own routes
+# (``request.state``): a first visit's request carries no cookie yet.
+STATE_KEY = "lab_browser_new"
 
 
 class BrowserCookie:
@@ -32,6 +35,7 @@ class BrowserCookie:
             await self.app(scope, receive, send)
             return
         value = secrets.token_urlsafe(16)
+        scope.setdefault("state", {})[STATE_KEY] = value
         secure = "; Secure" if _https(scope) else ""
 
         async def send_with_cookie(message):
@@ -59,11 +63,28 @@ def _https(scope) -> bool:
     return scope.get("scheme") == "https" or _header(scope, b"x-forwarded-proto") == "https"
 
 
+def cookie_id(value: str | None) -> str | None:
+    """The browser identifier of a ``lab_browser`` cookie's ``value`` (None for none): the
+    one ``browser_id`` gives a session of the same browser, so the board's limits per
+    browser count a page's posts and the server's routes' together."""
+    if isinstance(value, str) and value:
+        return "c:" + value[:64]
+    return None
+
+
+def request_id(request) -> str | None:
+    """The browser identifier of a Starlette ``request``: its cookie, or the one the
+    middleware has just set on this response (a first visit); None when neither."""
+    return cookie_id(request.cookies.get(COOKIE) or request.scope.get("state", {}).get(STATE_KEY))
+
+
 def browser_id() -> str:
     """This browser's identifier: the cookie, or, where a browser sent none (cookies
     blocked, a test without a browser), this session's own identifier, kept for the
     session."""
-    value = st.context.cookies.get(COOKIE)
-    if isinstance(value, str) and value:  # (AppTest's context has no cookies of its own)
-        return "c:" + value[:64]
+    import streamlit as st
+
+    value = cookie_id(st.context.cookies.get(COOKIE))  # (AppTest's context has no cookies of its own)
+    if value:
+        return value
     return "s:" + st.session_state.setdefault("_browser_id", secrets.token_urlsafe(16))
