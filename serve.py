@@ -25,6 +25,7 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
+from lab.board.store import start_purging
 from ui.errors import on_script_error
 from ui.server import warmup
 from ui.server.cookies import BrowserCookie
@@ -56,7 +57,9 @@ routes = [Route(path, ready, methods=["GET", "HEAD"]) for path in ready_paths()]
 @contextlib.asynccontextmanager
 async def lifespan(app):
     warmup.start()
+    purging = start_purging()  # expired class boards go while the server runs, opened or not
     yield
+    purging.set()
 
 
 app = st.App("app.py", on_script_error=on_script_error, middleware=[Middleware(BrowserCookie)],

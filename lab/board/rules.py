@@ -51,7 +51,8 @@ class Refused(ValueError):
     """Input a board does not take. ``reason`` is a short code a page can branch on:
 
     "empty", "too_long", "no_word", "closed", "full", "too_fast", "browser_limit",
-    "no_board", "bad_sense", "too_many_boards", "bad_word", "bad_senses".
+    "no_board", "bad_sense", "too_many_boards", "bad_word", "bad_senses", "deleted" (a
+    submission the teacher deleted, sent again).
 
     ``message`` is a sentence the person can act on; ``str(exc)`` is the message.
     """
