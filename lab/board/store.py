@@ -655,6 +655,15 @@ def database_exists(url: str | None = None) -> bool:
     return bool(url.database) and url.database != ":memory:" and Path(url.database).is_file()
 
 
+def where(url: str | None = None) -> str:
+    """The database as a person finds it: a SQLite file's path, or the URL without its
+    password."""
+    url = sa.engine.make_url(url or board_url())
+    if url.get_backend_name() == "sqlite":
+        return url.database or ":memory:"
+    return url.render_as_string(hide_password=True)
+
+
 def purge_expired(url: str | None = None) -> int | None:
     """Delete the expired boards of ``url``'s database (``board_url()``) through this
     process's store; None, and nothing made, when there is no database yet."""
