@@ -1,0 +1,65 @@
+"""The teacher's downloads in a real browser: the moderation table's own toolbar offers no
+CSV (``client.disableDataExport``), and the page's CSV keeps formulas inert, with each
+time's date and the offset of the teacher's time zone."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from bench.session import free_port
+from lab.board import links
+from lab.board.store import BoardStore
+from tests.browser import download, serve_app, wait_idle
+
+pytestmark = pytest.mark.browser
+
+FORMULAS = ['=HYPERLINK("http://evil.test","bank")', "+44 20 7946 0000 is the bank", "-1 for the bank",
+            "@bank by the river"]
+
+
+@pytest.fixture(scope="module")
+def board_app(tmp_path_factory):
+    """The app on a boards database of its own; yields its ``Server`` and a ``BoardStore``."""
+    data = tmp_path_factory.mktemp("boards")
+    port = free_port()
+    env = {"LAB_DATA_DIR": str(data), "LAB_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    with serve_app(tmp_path_factory, env=env, port=port) as srv:
+        store = BoardStore(f"sqlite:///{data / 'boards.sqlite3'}")
+        yield srv, store
+        store.dispose()
+
+
+def test_the_table_has_no_toolbar_download_and_the_csv_keeps_formulas_inert(board_app, browser):
+    srv, store = board_app
+    board, key = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded")
+    entries = [store.submit(board.id, text, None, browser=f"b{i}", token=f"t{i}").entry
+               for i, text in enumerate(FORMULAS)]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="Europe/Paris")
+    try:
+        teacher = context.new_page()
+        teacher.set_default_timeout(120_000)
+        teacher.goto(links.teacher_link(srv.url, board.code, key))
+        table = teacher.get_by_test_id("stDataFrame")
+        table.locator("td", has_text="@bank by the river").wait_for(state="attached")
+        wait_idle(teacher)
+        table.scroll_into_view_if_needed()
+        table.hover()
+        toolbar = teacher.get_by_test_id("stElementToolbar").filter(has=teacher.get_by_label("Search"))
+        toolbar.get_by_label("Search").wait_for()  # the table's toolbar is drawn ...
+        labels = [b.get_attribute("aria-label") for b in toolbar.get_by_role("button").all()]
+        assert labels and not [a for a in labels if "download" in (a or "").lower()], labels  # ... with no download
+
+        name, data = download(teacher, lambda: teacher.get_by_role("button", name="Sentences (.csv)").click())
+        assert name == f"board-{board.code}-bank.csv"
+        rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+        assert [r["sentence"] for r in rows] == ["'" + text for text in FORMULAS]
+        assert [r["number"] for r in rows] == [str(e.number) for e in entries]
+        # the time as the teacher's clock reads it: a date, and Paris's offset in winter or summer
+        assert all(r["time"][:10].count("-") == 2 and r["time"][-6:] in ("+01:00", "+02:00") for r in rows), rows
+    finally:
+        context.close()
+    log = srv.log.read_text(errors="replace")
+    assert "Traceback" not in log and key not in log
