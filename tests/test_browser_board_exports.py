@@ -9,10 +9,9 @@ import io
 
 import pytest
 
-from bench.session import free_port
 from lab.board import links
-from lab.board.store import BoardStore
-from tests.browser import download, serve_app, wait_idle
+from tests import test_browser_board
+from tests.browser import download, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -22,14 +21,8 @@ FORMULAS = ['=HYPERLINK("http://evil.test","bank")', "+44 20 7946 0000 is the ba
 
 @pytest.fixture(scope="module")
 def board_app(tmp_path_factory):
-    """The app on a boards database of its own; yields its ``Server`` and a ``BoardStore``."""
-    data = tmp_path_factory.mktemp("boards")
-    port = free_port()
-    env = {"LAB_DATA_DIR": str(data), "LAB_PUBLIC_URL": f"http://127.0.0.1:{port}"}
-    with serve_app(tmp_path_factory, env=env, port=port) as srv:
-        store = BoardStore(f"sqlite:///{data / 'boards.sqlite3'}")
-        yield srv, store
-        store.dispose()
+    """The app on a boards database of its own (``tests.test_browser_board.board_app``)."""
+    yield from test_browser_board.board_app.__wrapped__(tmp_path_factory)
 
 
 def test_the_table_has_no_toolbar_download_and_the_csv_keeps_formulas_inert(board_app, browser):
