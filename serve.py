@@ -7,6 +7,8 @@ entry adds what only the server can:
   (``ui.errors.on_script_error``);
 - the anonymous cookie that tells the class board's students' browsers apart
   (``ui.server.cookies``);
+- the purge of expired class boards, at start and every few minutes while it runs
+  (``lab.board.store.start_purging``);
 - the start-up warm-up, begun at launch rather than at the first visit, so that a server
   behind a proxy is warm before its first tab (``ui.server.warmup``);
 - ``/_lab/ready``, which answers 200 "ready" once the server is warm (models loaded, the
