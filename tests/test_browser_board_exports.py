@@ -56,3 +56,26 @@ def test_the_table_has_no_toolbar_download_and_the_csv_keeps_formulas_inert(boar
         context.close()
     log = srv.log.read_text(errors="replace")
     assert "Traceback" not in log and key not in log
+
+
+def test_the_teacher_deletes_a_sentence_while_the_board_moves(board_app, person):
+    """The choice and the confirmation survive the table's polls and a sentence arriving
+    meanwhile; the sentence goes only on the confirmed click."""
+    srv, store = board_app
+    board, key = store.create("bank", [], bert_source="embedded", elmo_source="embedded")
+    first = store.submit(board.id, "The bank opened.", None, browser="b1", token="t1").entry
+    rude = store.submit(board.id, "A rude remark about the bank.", None, browser="b2", token="t2").entry
+    teacher = person()
+    teacher.goto(links.teacher_link(srv.url, board.code, key))
+    teacher.get_by_test_id("stDataFrame").locator("td", has_text=rude.text).wait_for(state="attached")
+    wait_idle(teacher)
+    teacher.get_by_role("button", name="Delete a sentence").click()
+    teacher.get_by_role("combobox", name="Sentence").click()
+    teacher.get_by_role("option", name=f"{rude.number}. {rude.text}").click()
+    store.submit(board.id, "Another bank sentence.", None, browser="b3", token="t3")  # the board moves on
+    teacher.get_by_test_id("stDataFrame").locator("td", has_text="Another bank sentence.").wait_for(state="attached")
+    teacher.get_by_text("Yes, delete this sentence").click()
+    teacher.get_by_role("button", name="Delete the sentence").click()
+    teacher.get_by_text(f"Sentence {rude.number} deleted.").wait_for()
+    assert [e.text for e in store.entries(board.id)] == [first.text, "Another bank sentence."]
+    assert "Traceback" not in srv.log.read_text(errors="replace")
