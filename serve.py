@@ -7,6 +7,8 @@ entry adds what only the server can:
   (``ui.errors.on_script_error``);
 - the anonymous cookie that tells the class board's students' browsers apart
   (``ui.server.cookies``);
+- the purge of expired class boards, at start and every few minutes while it runs
+  (``lab.board.store.start_purging``);
 - the start-up warm-up, begun at launch rather than at the first visit, so that a server
   behind a proxy is warm before its first tab (``ui.server.warmup``);
 - ``/_lab/ready``, which answers 200 "ready" once the server is warm (models loaded, the
@@ -25,6 +27,7 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
+from lab.board.store import start_purging
 from ui.errors import on_script_error
 from ui.server import join, warmup
 from ui.server.cookies import BrowserCookie
@@ -57,7 +60,9 @@ routes += join.routes(mounted)  # the students' page, a plain form (ui.server.jo
 @contextlib.asynccontextmanager
 async def lifespan(app):
     warmup.start()
+    purging = start_purging()  # expired class boards go while the server runs, opened or not
     yield
+    purging.set()
 
 
 app = st.App("app.py", on_script_error=on_script_error, middleware=[Middleware(BrowserCookie)],

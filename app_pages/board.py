@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from ui.server.imports import before_page
 
-before_page("lab.board.analysis", "lab.board.links", "lab.board.rules", "lab.board.store", "ui.board")
+before_page("lab.board.analysis", "lab.board.exports", "lab.board.links", "lab.board.rules", "lab.board.store",
+            "ui.board")
 
 import pandas as pd
 import streamlit as st
 
 from lab import figures, quiz
-from lab.board import analysis, links, rules
+from lab.board import analysis, exports, links, rules
 from lab.board.store import Board, Entry, NotTeacher
 from lab.models import FAMILY_NAMES
 from ui import board as ub
@@ -233,6 +234,32 @@ def moderation(board: Board, key: str) -> None:
                      help="Next lesson: a new code, the same word, senses and models; this board stays as it is."):
             create("", "", board.hold, like=board)
     moderation_table(board.id, key)
+    delete_board(board, key)
+
+
+def delete_board(board: Board, key: str) -> None:
+    """Delete the board and all its sentences for good, once the teacher has confirmed it;
+    the page then offers to make a new one."""
+    with st.popover("Delete this board", icon=":material/delete_forever:"):
+        st.markdown(f"Deletes the board “{md_escape(board.word)}” ({rules.format_code(board.code)}) and every "
+                    "sentence on it, for good: its code stops working, and the projector and the students' page "
+                    "say it no longer exists. Download the sentences first if you want to keep them.")
+        sure = st.checkbox("Yes, delete this board and its sentences", key="_board_delete_board_sure")
+        if st.button("Delete the board", type="primary", key="_board_delete_board", disabled=not sure):
+            gone = ub.store().delete_board(board.id, key)
+            st.session_state.pop("_board_delete_board_sure", None)
+            st.session_state["_board_gone"] = (f"The board “{board.word}” and its {gone} sentence(s) were deleted "
+                                               "for good.")
+            state.put("board", "")
+            state.sync_url()
+            st.rerun()
+
+
+def board_gone_notice() -> None:
+    """Say, once, that the board this tab showed was deleted (``delete_board``)."""
+    notice = st.session_state.pop("_board_gone", None)
+    if notice:
+        st.success(notice, icon=":material/delete_forever:")
 
 
 @st.fragment(run_every=MODERATION_POLL_S)
@@ -246,25 +273,53 @@ def moderation_table(board_id: int, key: str) -> None:
         if board is None:
             return
         entries = ub.store().entries(board.id)
+        zone = st.context.timezone  # the teacher's browser's: times read as on the classroom's clock
         if not entries:
             st.caption("No sentences yet.")
         else:
-            df = pd.DataFrame({"#": [e.number for e in entries], "sentence": [e.text for e in entries],
-                               "sense": [e.sense or "" for e in entries],
-                               "time": [pd.Timestamp(e.created, unit="s", tz="UTC").strftime("%H:%M:%S")
-                                        for e in entries],
+            rows = exports.rows(entries, zone)
+            df = pd.DataFrame({"#": [r["number"] for r in rows], "sentence": [r["sentence"] for r in rows],
+                               "sense": [r["sense"] for r in rows], "time": [r["time"] for r in rows],
                                "hidden": [e.hidden for e in entries], "approved": [e.approved for e in entries]})
             columns = ["#", "sentence", "sense", "time", "hidden"] + (["approved"] if board.hold else [])
+            # the grid's own CSV download is off (client.disableDataExport): the CSV below
+            # keeps spreadsheet formulas inert
             st.data_editor(df[columns], key=f"_board_table_{board.id}_{board.revision}", hide_index=True,
                            disabled=["#", "sentence", "sense", "time"], width="stretch",
                            on_change=apply_edits, args=(board.id, key, f"_board_table_{board.id}_{board.revision}",
                                                         [e.id for e in entries]))
-        downloads(board, key, entries)
+        downloads(board, key, entries, zone)
+        delete_sentence(board, key, entries)
         with st.popover("Clear the board", icon=":material/delete:"):
             st.markdown("Deletes every sentence of this board; the code and settings stay.")
             if st.button("Delete all sentences", type="primary", key="_board_clear"):
                 ub.store().clear(board.id, key)
                 st.rerun()
+
+
+def delete_sentence(board: Board, key: str, entries: list[Entry]) -> None:
+    """Delete one sentence for good, once the teacher has confirmed it (hiding keeps it)."""
+    if not entries:
+        return
+    with st.popover("Delete a sentence", icon=":material/delete_forever:"):
+        by_id = {e.id: e for e in entries}
+        chosen = st.selectbox("Sentence", list(by_id), key="_board_delete_which", index=None,
+                              placeholder="Choose the sentence to delete",
+                              format_func=lambda i: f"{by_id[i].number}. {by_id[i].text}" if i in by_id else "")
+        st.caption("Deleted for good: its text leaves the database, the projector and the downloads. "
+                   "Hide it instead to keep it for yourself.")
+        known = chosen in by_id
+        sure = st.checkbox("Yes, delete this sentence", key="_board_delete_sure", disabled=not known)
+        if st.button("Delete the sentence", type="primary", key="_board_delete", disabled=not (sure and known)):
+            gone = ub.store().delete(board.id, key, chosen)
+            for widget in ("_board_delete_which", "_board_delete_sure"):
+                st.session_state.pop(widget, None)
+            st.session_state["_board_deleted"] = (f"Sentence {by_id[chosen].number} deleted." if gone else
+                                                  "That sentence was already gone.")
+            st.rerun()
+    notice = st.session_state.pop("_board_deleted", None)
+    if notice:
+        st.toast(notice, icon=":material/delete_forever:")
 
 
 def apply_edits(board_id: int, key: str, table_key: str, ids: list[int]) -> None:
@@ -278,21 +333,27 @@ def apply_edits(board_id: int, key: str, table_key: str, ids: list[int]) -> None
             ub.store().approve(board_id, key, entry_id, bool(change["approved"]))
 
 
-def downloads(board: Board, key: str, entries: list[Entry]) -> None:
-    rows = [{"number": e.number, "sentence": e.text, "sense": e.sense or "", "time": e.created,
-             "hidden": e.hidden, "held": not e.approved} for e in entries]
+def downloads(board: Board, key: str, entries: list[Entry], zone: str | None) -> None:
+    """The sentences as CSV and each model's vectors as .npz, row for row: every sentence,
+    hidden and held ones included and marked so (``lab.board.exports``)."""
     stem = f"board-{board.code}-{board.word}"
     cols = st.columns(3)
     with cols[0]:
-        st.download_button("Sentences (.csv)", data=rules.csv_bytes(rows), file_name=f"{stem}.csv", mime="text/csv",
-                           key="_board_csv", icon=":material/download:", on_click="ignore")
-    shown = [e for e in entries if not e.hidden and e.approved]
+        st.download_button("Sentences (.csv)", data=lambda: exports.csv_bytes(entries, zone), file_name=f"{stem}.csv",
+                           mime="text/csv", key="_board_csv", icon=":material/download:", on_click="ignore")
     for column, family in zip(cols[1:], FAMILIES):
         with column:
-            if shown:
-                charts.vectors_button(lambda f=family: ub.board_run(board, f, shown), f"{stem}-{family}",
-                                      key=f"_board_npz_{family}",
-                                      label=f"{FAMILY_NAMES[family]} vectors (.npz)")
+            if entries:  # no rerun on a download (on_click="ignore"): see charts.vectors_button
+                def npz(f=family) -> bytes:
+                    return exports.npz_bytes(ub.board_run(board, f, entries), entries, board.word, zone)
+
+                st.download_button(
+                    f"{FAMILY_NAMES[family]} vectors (.npz)", key=f"_board_npz_{family}", data=npz,
+                    file_name=f"{stem}-{family}.npz", mime="application/octet-stream",
+                    icon=":material/download:", on_click="ignore",
+                    help="Every sentence's vectors, row for row as in the CSV: the contract of python -m lab export "
+                         "(tokens, layers, mask, layer_names, model) with number, sentence, sense, time, hidden, "
+                         "held and word_span (the word's first and last token). Load with numpy.load(file).")
 
 
 def show_board(code: str) -> None:
@@ -327,6 +388,7 @@ code = rules.normalise_code(state.get("board") or "")
 if code:
     show_board(code)
 else:
+    board_gone_notice()
     create_form()
     open_form()
 state.sync_url()

@@ -1,4 +1,4 @@
-"""Command line: ``python -m lab info | report | export | fetch | baseline | prepare``.
+"""Command line: ``python -m lab info | report | export | fetch | baseline | prepare | board``.
 
 Every subcommand is registered here, each calling the lab module that does its work.
 
@@ -12,6 +12,7 @@ failure are shown with ``--verbose`` only.
     python -m lab prepare [--source S] [--elmo-source S] [LINK ...]   (see lab/prepare.py)
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
+    python -m lab board purge [--all] [--db URL]   (see lab/board/store.py)
 
 The npz is the contract of ``lab.vectors.to_arrays`` (the pages' download button writes the
 same): ``tokens`` unicode (B, T), "" where ``mask`` int32 (B, T) is 0, ``layers`` float32
@@ -217,6 +218,46 @@ def cmd_baseline(args) -> int:
     return 0
 
 
+def _board_parser(sub) -> None:
+    p = sub.add_parser("board", help="the class boards' database: purge expired boards",
+                       description="Manage the class boards' database (LAB_BOARD_DB, or boards.sqlite3 in "
+                       "LAB_DATA_DIR). A running server purges expired boards on its own; this is for a "
+                       "machine that is rarely started.")
+    actions = p.add_subparsers(dest="action", required=True)
+    purge = actions.add_parser("purge", help="delete expired boards with their sentences",
+                               description="Delete the boards older than LAB_BOARD_DAYS (30), with their "
+                               "sentences; with --all, every board.")
+    purge.add_argument("--all", action="store_true", help="delete every board and sentence, expired or not")
+    purge.add_argument("--db", default=None, help="the database's URL (default: LAB_BOARD_DB, or the SQLite file)")
+    purge.set_defaults(fn=cmd_board_purge, tensorflow=False)
+
+
+def cmd_board_purge(args) -> int:
+    from lab.board import store
+
+    url = args.db or store.board_url()
+    where = store.where(url)
+    if not store.database_exists(url):
+        print(f"no board database at {where}: nothing to purge")
+        return 0
+    try:
+        boards = store.BoardStore(url)
+    except Exception as exc:  # any driver's error: said in one line, the rest with --verbose
+        log.debug("opening %s failed", where, exc_info=exc)
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"error: the board database at {where} cannot be opened: {first}. "
+              "Check LAB_BOARD_DB (or LAB_DATA_DIR), or pass --db.", file=sys.stderr)
+        return 2
+    try:
+        gone = boards.purge(everything=args.all)
+        left = boards.open_count()
+    finally:
+        boards.dispose()
+    what = "boards" if args.all else "expired boards"
+    print(f"deleted {gone} {what} with their sentences from {where}; {left} open board(s) left")
+    return 0
+
+
 def quiet_tensorflow(verbose: bool) -> None:
     """Keep TensorFlow's log lines off the terminal, or with ``verbose`` show them (and the
     lab's own log, where each failure's full error goes).
@@ -276,12 +317,14 @@ def main(argv: list[str] | None = None) -> int:
     pp.add_argument("--no-defaults", action="store_true", help="only the links given, not the default sentences")
     pp.add_argument("links", nargs="*", help="app links, e.g. 'http://localhost:8501/bert?a=...&b=...'")
     pp.set_defaults(fn=cmd_prepare)
+    _board_parser(sub)
     verbose_help = "also show TensorFlow's log lines and each failure's full error"
     parser.add_argument("-v", "--verbose", action="store_true", help=verbose_help)
     for command in sub.choices.values():  # after the command too: python -m lab fetch --verbose
         command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=verbose_help)
     args = parser.parse_args(argv)
-    quiet_tensorflow(args.verbose)
+    if args.verbose or getattr(args, "tensorflow", True):  # the board's commands run no model
+        quiet_tensorflow(args.verbose)
     try:
         return args.fn(args)
     except (sources.SourceError, ValueError, OSError) as exc:

@@ -116,16 +116,16 @@ def use_source(at, family: str, source: str):
     return at.sidebar.text_input(key=f"_w_{family}_custom").input(str(source)).run()
 
 
-def vectors_file(file: bytes | Path, out) -> dict[str, np.ndarray]:
+def vectors_file(file: bytes | Path, out, extra=()) -> dict[str, np.ndarray]:
     """Every array of a vectors ``.npz`` (its bytes or its path), loaded as anyone can load
     it (``numpy.load`` without ``allow_pickle``, which refuses pickled arrays), checked
     against ``out``, the ``LayerVectors`` it should hold (``lab.vectors.to_arrays``'s
-    contract); returns the arrays."""
+    contract), with the names ``extra`` besides; returns the arrays."""
     with np.load(io.BytesIO(file) if isinstance(file, bytes) else file, allow_pickle=False) as z:
         arrays = {name: z[name] for name in z.files}
     optional = {"attentions": out.attentions is not None, "input_word_ids": out.bert is not None}
     names = {"tokens", "layers", "mask", "layer_names", "model"} | {k for k, has in optional.items() if has}
-    assert set(arrays) == names
+    assert set(arrays) == names | set(extra)
     tokens, mask = arrays["tokens"], arrays["mask"]
     assert tokens.dtype.kind == "U" and tokens.shape == out.mask.shape  # (B, T)
     assert mask.dtype == np.int32 and mask.tolist() == out.mask.tolist()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 
 import pytest
@@ -114,17 +115,17 @@ def test_presets_are_valid_boards():
 
 def test_csv_neutralises_formulas_and_reads_back():
     sentences = ['=HYPERLINK("http://x","bank")', "+1 bank", "-2 bank", "@SUM(A1) bank",
-                 "\tbank", "＝bank", "The bank, “quoted”, café."]
+                 "\tbank", "\rbank", "＝bank", "The bank, “quoted”, café."]
     rows = [{"number": i + 1, "sentence": s, "sense": "=cmd" if i == 0 else None,
              "time": 1_800_000_000.5, "hidden": i == 1} for i, s in enumerate(sentences)]
     data = rules.csv_bytes(rows)
     assert data.startswith(b"\xef\xbb\xbf")
     read = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     assert list(read[0]) == ["number", "sentence", "sense", "time", "hidden"]
-    assert [r["sentence"] for r in read[:6]] == ["'" + s for s in sentences[:6]]
-    assert read[6]["sentence"] == sentences[6]  # ordinary text untouched
+    assert [r["sentence"] for r in read[:7]] == ["'" + s for s in sentences[:7]]
+    assert read[7]["sentence"] == sentences[7]  # ordinary text untouched
     assert read[0]["sense"] == "'=cmd" and read[1]["sense"] == ""
-    assert read[0]["time"] == "2027-01-15T08:00:00Z"
+    assert read[0]["time"] == "2027-01-15T08:00:00+00:00"
     assert [r["hidden"] for r in read[:2]] == ["no", "yes"]
     assert [r["number"] for r in read] == [str(i + 1) for i in range(len(sentences))]
 
@@ -133,7 +134,7 @@ def test_csv_has_a_held_column_when_rows_have_one():
     data = rules.csv_bytes([{"number": 1, "sentence": "bank", "sense": "money", "time": 0, "hidden": False,
                              "held": True}])
     read = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
-    assert read == [{"number": "1", "sentence": "bank", "sense": "money", "time": "1970-01-01T00:00:00Z",
+    assert read == [{"number": "1", "sentence": "bank", "sense": "money", "time": "1970-01-01T00:00:00+00:00",
                      "hidden": "no", "held": "yes"}]
     assert rules.csv_bytes([]).decode("utf-8-sig").strip() == ",".join(rules.CSV_COLUMNS)
 
@@ -142,3 +143,16 @@ def test_limits_are_the_documented_numbers():
     assert (rules.MAX_CHARS, rules.MAX_SENTENCES, rules.PER_MINUTE, rules.PER_BOARD) == (300, 300, 5, 20)
     assert (rules.MIN_SENSES, rules.MAX_SENSES, rules.SENSE_CHARS, rules.WORD_CHARS) == (2, 4, 24, 30)
     assert rules.CODE_LENGTH >= 6
+
+
+def test_times_carry_their_date_and_offset():
+    t = 1_800_000_000.5  # 2027-01-15 08:00:00.5 UTC
+    assert rules.iso_time(t) == "2027-01-15T08:00:00+00:00"
+    assert rules.iso_time(t, "Europe/Paris") == "2027-01-15T09:00:00+01:00"
+    assert rules.iso_time(t, "America/New_York") == "2027-01-15T03:00:00-05:00"
+    assert rules.iso_time(t + 183 * 86400, "Europe/Paris") == "2027-07-17T10:00:00+02:00"  # summer time
+    assert rules.iso_time(t, "Not/AZone") == rules.iso_time(t, None) == rules.iso_time(t, "")
+    assert rules.iso_time(dt.datetime(2027, 1, 15, 8, 0)) == "2027-01-15T08:00:00+00:00"  # naive: UTC
+    assert rules.iso_time(None) == "" and rules.iso_time("yesterday") == "yesterday"
+    data = rules.csv_bytes([{"number": 1, "sentence": "bank", "time": t, "hidden": False}], "Asia/Kolkata")
+    assert "2027-01-15T13:30:00+05:30" in data.decode("utf-8-sig")

@@ -365,3 +365,128 @@ def test_board_url(monkeypatch, tmp_path):
         assert store.board_url() == "postgresql+psycopg://u@h/db"
     monkeypatch.setenv("LAB_BOARD_DB", "sqlite:////x/y.db")
     assert store.board_url() == "sqlite:////x/y.db"
+
+
+# --- deleting, and what a deletion leaves ----------------------------------------------------
+
+
+def tombstones(s: BoardStore) -> list[tuple]:
+    with s.engine.connect() as conn:
+        return sorted(tuple(r) for r in conn.execute(sa.select(store.sentence_tombstones)))
+
+
+def test_a_deleted_sentence_leaves_a_tombstone_that_refuses_its_retry(boards):
+    board, key = new_board(boards)
+    kept = boards.submit(board.id, "The bank lends money.", "money", browser="b1", token="first").entry
+    gone = boards.submit(board.id, "A rude bank sentence.", None, browser="b2", token="click").entry
+    after = boards.submit(board.id, "We sat on the bank.", "river", browser="b3", token="later").entry
+    with pytest.raises(NotTeacher):
+        boards.delete(board.id, "not-the-key", gone.id)
+    revision = boards.revision(board.id)
+    assert boards.delete(board.id, key, gone.id)
+    assert boards.revision(board.id) == revision + 1  # every projector redraws without it
+    assert boards.entries(board.id) == [kept, after]  # the others keep their numbers
+    assert tombstones(boards) == [(board.id, "b2", "click")]  # browser and token, no text
+    with boards.engine.connect() as conn:
+        assert "rude" not in repr(conn.execute(sa.select(store.sentences)).all())
+    # the phone's late retry of the same submission is refused, and changes nothing
+    caught = refusal(lambda: boards.submit(board.id, "A rude bank sentence.", None, browser="b2", token="click"))
+    assert caught.reason == "deleted" and "deleted by the teacher" in caught.message
+    assert boards.revision(board.id) == revision + 1 and len(boards.entries(board.id)) == 2
+    # a new submission from that browser, or the same token from another, is a new sentence
+    assert boards.submit(board.id, "The bank opened.", None, browser="b2", token="new").entry.number == 4
+    assert boards.submit(board.id, "The bank shut.", None, browser="b4", token="click").entry.number == 5
+    assert not boards.delete(board.id, key, gone.id)  # already gone
+
+
+def test_clearing_leaves_tombstones_too(boards):
+    board, key = new_board(boards)
+    boards.submit(board.id, "The bank.", None, browser="b1", token="t")
+    assert boards.clear(board.id, key) == 1
+    assert tombstones(boards) == [(board.id, "b1", "t")]
+    assert refusal(lambda: boards.submit(board.id, "The bank.", None, browser="b1", token="t")).reason == "deleted"
+    assert boards.entries(board.id) == []
+
+
+def test_deleting_a_board_deletes_its_sentences_and_tombstones(boards):
+    board, key = new_board(boards)
+    other, other_key = new_board(boards)
+    for i in range(3):
+        send(boards, board, browser=f"b{i}")
+    send(boards, other)
+    boards.delete(board.id, key, boards.entries(board.id)[0].id)
+    with pytest.raises(NotTeacher):
+        boards.delete_board(board.id, other_key)
+    assert boards.delete_board(board.id, key) == 2
+    assert boards.get(board.id) is None and boards.find(board.code) is None and boards.revision(board.id) is None
+    assert boards.entries(board.id) == [] and tombstones(boards) == []
+    assert len(boards.entries(other.id)) == 1  # another board is untouched
+    assert refusal(lambda: send(boards, board)).reason == "no_board"
+    assert refusal(lambda: boards.delete_board(board.id, key)).reason == "no_board"
+
+
+def test_purge_takes_expired_boards_tombstones_and_with_everything_all_boards(open_store, clock):
+    boards = open_store(days=1)
+    old, old_key = new_board(boards)
+    send(boards, old, token="x")
+    boards.delete(old.id, old_key, boards.entries(old.id)[0].id)
+    clock.now += DAY
+    assert tombstones(boards) != [] and boards.purge() == 1 and tombstones(boards) == []
+    assert boards.get(old.id) is None
+    young, _ = new_board(boards)
+    send(boards, young)
+    assert boards.purge() == 0 and boards.get(young.id) is not None
+    assert boards.purge(everything=True) == 1
+    assert boards.get(young.id) is None and boards.entries(young.id) == []
+
+
+def test_an_older_database_gains_the_tombstones_table(db_url):
+    """A database made before tombstones existed (the same schema version): opening it adds
+    the table and keeps every board."""
+    engine = store.make_engine(db_url)
+    old = sa.MetaData()
+    for table in store.metadata.sorted_tables:
+        if table.name != "sentence_tombstones":
+            table.to_metadata(old)
+    with engine.begin() as conn:
+        old.create_all(conn)
+        conn.execute(store.board_schema.insert().values(version=store.SCHEMA_VERSION))
+    engine.dispose()
+    s = BoardStore(db_url)
+    try:
+        board, key = new_board(s)
+        send(s, board, token="y")
+        assert s.delete(board.id, key, s.entries(board.id)[0].id)
+        assert tombstones(s) == [(board.id, "b1", "y")]
+    finally:
+        s.dispose()
+
+
+def test_the_server_purges_expired_boards_on_its_own(db_url, open_store):
+    """``start_purging``'s thread, as the server runs it, with nobody opening a board."""
+    import time
+
+    boards = open_store(days=1, clock=Clock(time.time() - 2 * DAY))  # made two days ago: expired
+    expired, _ = new_board(boards)
+    stop = store.start_purging(every=0.05, url=db_url)
+    try:
+        deadline = time.monotonic() + 60
+        while boards.get(expired.id) is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert boards.get(expired.id) is None
+    finally:
+        stop.set()
+        store._shared.pop(db_url).dispose()
+
+
+def test_purging_makes_no_sqlite_database(tmp_path):
+    path = tmp_path / "none" / "boards.sqlite3"
+    url = f"sqlite:///{path}"
+    assert not store.database_exists(url) and store.purge_expired(url) is None and not path.exists()
+    path.parent.mkdir()
+    BoardStore(url).dispose()
+    assert store.database_exists(url)
+    try:
+        assert store.purge_expired(url) == 0
+    finally:
+        store._shared.pop(url).dispose()

@@ -1,4 +1,4 @@
-"""`python -m lab info` and `python -m lab export` (the npz contract)."""
+"""`python -m lab info`, `python -m lab export` (the npz contract) and `python -m lab board purge`."""
 
 import os
 import socket
@@ -80,3 +80,39 @@ def test_export_embedded_elmo_npz(tmp_path):
     assert main(["export", "--model", "elmo", "--out", str(out), *sentences]) == 0
     z = vectors_file(out, load_elmo("embedded").run([split_words(s) for s in sentences]))
     assert z["tokens"][0].tolist() == ["The", "bank", "raised", "rates", "."] + [""] * 2
+
+
+def test_board_purge_deletes_expired_boards(tmp_path, monkeypatch, capsys):
+    import time
+
+    from lab.board.store import BoardStore
+
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("LAB_BOARD_DB", raising=False)
+    assert main(["board", "purge"]) == 0  # no database yet: said, and none made
+    assert "no board database at" in capsys.readouterr().out and not (tmp_path / "boards.sqlite3").exists()
+    new = BoardStore(days=1)
+    board, _ = new.create("bat", (), bert_source="embedded", elmo_source="embedded")
+    old = BoardStore(days=1, clock=lambda: time.time() - 2 * 86400)  # a board made two days ago
+    old_board, _ = old.create("bank", (), bert_source="embedded", elmo_source="embedded")
+    old.submit(old_board.id, "The bank.", None, browser="b", token="t")
+    old.dispose()
+    assert main(["board", "purge"]) == 0
+    out = capsys.readouterr().out
+    assert f"deleted 1 expired boards with their sentences from {tmp_path / 'boards.sqlite3'}" in out
+    assert "1 open board(s) left" in out
+    assert new.get(old_board.id) is None and new.entries(old_board.id) == [] and new.get(board.id) is not None
+    assert main(["board", "purge", "--all"]) == 0
+    assert "deleted 1 boards" in capsys.readouterr().out and new.get(board.id) is None
+    new.dispose()
+
+
+def test_board_purge_says_why_a_database_cannot_open(tmp_path, capsys):
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("not a database")
+    assert main(["board", "purge", "--db", f"sqlite:///{junk}"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: the board database at {junk} cannot be opened" in err and "Traceback" not in err
+    assert main(["board", "purge", "--db", "postgresql://user:secret@127.0.0.1:1/boards"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be opened" in err and "secret" not in err and "Traceback" not in err

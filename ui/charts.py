@@ -1,6 +1,7 @@
 """What leaves the app: every chart goes through ``show`` (one place for the Plotly
 toolbar), and a run's vectors download through ``vectors_button``. Tables download as CSV
-from their own toolbar (``ui.frame.show_table``).
+from the button under each (``ui.frame.show_table``); the grid's own toolbar offers no
+download (``client.disableDataExport`` in ``.streamlit/config.toml``).
 
 The toolbar's camera button saves the figure as a PNG of one size for all figures, named
 after the figure's title (``figures.export_config``); the Plotly logo link is left out.

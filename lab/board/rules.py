@@ -13,6 +13,7 @@ import hmac
 import io
 import re
 import secrets
+import zoneinfo
 
 from lab.tokenize import clean_text, split_words
 
@@ -51,7 +52,8 @@ class Refused(ValueError):
     """Input a board does not take. ``reason`` is a short code a page can branch on:
 
     "empty", "too_long", "no_word", "closed", "full", "too_fast", "browser_limit",
-    "no_board", "bad_sense", "too_many_boards", "bad_word", "bad_senses".
+    "no_board", "bad_sense", "too_many_boards", "bad_word", "bad_senses", "deleted" (a
+    submission the teacher deleted, sent again).
 
     ``message`` is a sentence the person can act on; ``str(exc)`` is the message.
     """
@@ -227,8 +229,21 @@ def _cell(value) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def _iso_time(value) -> str:
-    """Epoch seconds (or a datetime) as ISO 8601 UTC, to the second: "2026-12-01T09:30:00Z"."""
+def time_zone(name: str | None) -> dt.tzinfo:
+    """The IANA time zone ``name`` (a browser's, e.g. "Europe/Paris"); UTC when it is
+    missing or unknown."""
+    if name:
+        try:
+            return zoneinfo.ZoneInfo(name)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            pass
+    return dt.timezone.utc
+
+
+def iso_time(value, zone: str | None = None) -> str:
+    """Epoch seconds (or a datetime) as ISO 8601 in ``zone`` (``time_zone``), to the second,
+    with the date and the zone's offset: "2026-12-01T10:30:00+01:00". A naive datetime is
+    read as UTC; text is returned as it is; None gives ""."""
     if value is None or value == "":
         return ""
     if isinstance(value, (int, float)):
@@ -236,14 +251,14 @@ def _iso_time(value) -> str:
     if isinstance(value, dt.datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=dt.timezone.utc)
-        return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return value.astimezone(time_zone(zone)).isoformat(timespec="seconds")
     return str(value)
 
 
-def csv_bytes(rows: list[dict]) -> bytes:
+def csv_bytes(rows: list[dict], zone: str | None = None) -> bytes:
     """A board's sentences as CSV: columns number, sentence, sense, time, hidden (and
     held, when any row has it). ``time`` may be epoch seconds or a datetime and is written
-    as ISO 8601 UTC; booleans as yes/no.
+    as ISO 8601 with its date and offset in ``zone`` (``iso_time``); booleans as yes/no.
 
     UTF-8 with a byte-order mark, so spreadsheets read accents; every cell that a
     spreadsheet would read as a formula gets a leading ``'``.
@@ -253,5 +268,5 @@ def csv_bytes(rows: list[dict]) -> bytes:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([_cell(_iso_time(row.get(c)) if c == "time" else row.get(c)) for c in columns])
+        writer.writerow([_cell(iso_time(row.get(c), zone) if c == "time" else row.get(c)) for c in columns])
     return out.getvalue().encode("utf-8-sig")

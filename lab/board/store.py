@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import os
 import secrets
@@ -96,6 +97,17 @@ board_secrets = sa.Table(
     "board_secrets", metadata,
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("value", sa.String(128), nullable=False),  # hex
+)
+
+# What is left of a sentence the teacher deleted: its browser and token, never its text, so
+# that the same submission sent again (a phone's retry after no answer) is refused rather
+# than stored again. A table of its own, so that ``upgrade``'s ``create_all`` adds it to a
+# database made before it existed.
+sentence_tombstones = sa.Table(
+    "sentence_tombstones", metadata,
+    sa.Column("board_id", sa.Integer, sa.ForeignKey("boards.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("browser", sa.String(128), primary_key=True),
+    sa.Column("token", sa.String(128), primary_key=True),
 )
 
 
@@ -432,17 +444,27 @@ class BoardStore:
             return conn.scalar(sa.select(sa.func.count()).select_from(boards)
                                .where(boards.c.expires > self.clock()))
 
-    def purge(self, now: float | None = None) -> int:
-        """Delete expired boards and their sentences; returns how many boards went."""
+    def purge(self, now: float | None = None, *, everything: bool = False) -> int:
+        """Delete expired boards (with ``everything``, every board) with their sentences and
+        tombstones; returns how many boards went."""
         now = self.clock() if now is None else now
         with _write(self.engine) as conn:
-            return self._purge(conn, now)
+            return self._purge(conn, now, everything)
 
-    def _purge(self, conn, now: float) -> int:
+    def _purge(self, conn, now: float, everything: bool = False) -> int:
         self._purged_at = now
-        expired = sa.select(boards.c.id).where(boards.c.expires <= now)
-        conn.execute(sentences.delete().where(sentences.c.board_id.in_(expired)))
-        return conn.execute(boards.delete().where(boards.c.expires <= now)).rowcount
+        gone = boards.c.expires <= now if not everything else sa.true()
+        self._delete_boards(conn, gone)
+        return conn.execute(boards.delete().where(gone)).rowcount
+
+    @staticmethod
+    def _delete_boards(conn, which) -> None:
+        """Delete what belongs to the boards ``which`` selects (not the boards' rows): done
+        here rather than left to ``ON DELETE CASCADE``, which SQLite applies only with its
+        foreign keys switched on."""
+        chosen = sa.select(boards.c.id).where(which)
+        for table in (sentences, sentence_tombstones):
+            conn.execute(table.delete().where(table.c.board_id.in_(chosen)))
 
     # --- students ---
     def submit(self, board_id: int, text: str, sense: str | None, *, browser: str, token: str) -> Submitted:
@@ -476,6 +498,11 @@ class BoardStore:
                                                                sentences.c.token == token)).first()
                 if same is not None:
                     raise _Repeated(_entry(same))
+                if conn.scalar(sa.select(sa.func.count()).select_from(sentence_tombstones).where(
+                        sentence_tombstones.c.board_id == board_id, sentence_tombstones.c.browser == browser,
+                        sentence_tombstones.c.token == token)):
+                    raise Refused("deleted", "This sentence was deleted by the teacher: it is not on the board. "
+                                             "Write a new one if you like.")
                 board = _board(row)
                 self._check_board(conn, board, browser, now)
                 sense = self._check_sense(board, sense)
@@ -594,11 +621,40 @@ class BoardStore:
             conn.execute(boards.update().where(boards.c.id == board_id).values(is_open=bool(is_open)))
 
     def clear(self, board_id: int, key: str | None) -> int:
-        """Delete the board's sentences (the board, its code and settings stay); numbering
-        and the per-browser limits start over. Returns how many went."""
+        """Delete the board's sentences (the board, its code and settings stay), each leaving
+        a tombstone (``delete``); numbering and the per-browser limits start over. Returns
+        how many went."""
         with self._teacher(board_id, key) as conn:
-            gone = conn.execute(sentences.delete().where(sentences.c.board_id == board_id)).rowcount
+            gone = self._bury(conn, sentences.c.board_id == board_id)
             conn.execute(boards.update().where(boards.c.id == board_id).values(next_number=1))
+            return gone
+
+    def delete(self, board_id: int, key: str | None, entry_id: int) -> bool:
+        """Delete one sentence for good (``set_hidden`` only hides it). What stays is its
+        tombstone: the browser and token it came with, not its text, so a late retry of the
+        same submission is refused ("deleted") instead of stored again. The other sentences
+        keep their numbers. False when the board has no such sentence."""
+        with self._teacher(board_id, key) as conn:
+            return self._bury(conn, sentences.c.board_id == board_id, sentences.c.id == entry_id) > 0
+
+    @staticmethod
+    def _bury(conn, *which) -> int:
+        """Delete the sentences ``which`` selects, leaving their tombstones; how many went.
+        No sentence has a tombstone already: ``submit`` refuses a buried token, under the
+        same board-row lock as this."""
+        chosen = sa.select(sentences.c.board_id, sentences.c.browser, sentences.c.token).where(*which)
+        conn.execute(sentence_tombstones.insert().from_select(["board_id", "browser", "token"], chosen))
+        return conn.execute(sentences.delete().where(*which)).rowcount
+
+    def delete_board(self, board_id: int, key: str | None) -> int:
+        """Delete the board, its sentences and their tombstones for good; teacher only. Its
+        code then finds nothing, and every projector says the board is gone. Returns how many
+        sentences went."""
+        with self._teacher(board_id, key) as conn:
+            gone = conn.scalar(sa.select(sa.func.count()).select_from(sentences)
+                               .where(sentences.c.board_id == board_id))
+            self._delete_boards(conn, boards.c.id == board_id)
+            conn.execute(boards.delete().where(boards.c.id == board_id))
             return gone
 
 
@@ -617,3 +673,55 @@ def shared_store(url: str | None = None) -> BoardStore:
         if url not in _shared:
             _shared[url] = BoardStore(url)
         return _shared[url]
+
+
+# --- Purging while the server runs -------------------------------------------------------
+def database_exists(url: str | None = None) -> bool:
+    """Whether the boards' database is there to open: a SQLite file that exists, or any
+    other URL (a server's database; opening it says whether it answers). Purging a SQLite
+    database that was never made would make it."""
+    url = sa.engine.make_url(url or board_url())
+    if url.get_backend_name() != "sqlite":
+        return True
+    return bool(url.database) and url.database != ":memory:" and Path(url.database).is_file()
+
+
+def where(url: str | None = None) -> str:
+    """The database as a person finds it: a SQLite file's path, or the URL without its
+    password."""
+    url = sa.engine.make_url(url or board_url())
+    if url.get_backend_name() == "sqlite":
+        return url.database or ":memory:"
+    return url.render_as_string(hide_password=True)
+
+
+def purge_expired(url: str | None = None) -> int | None:
+    """Delete the expired boards of ``url``'s database (``board_url()``) through this
+    process's store; None, and nothing made, when there is no database yet."""
+    url = url or board_url()
+    if not database_exists(url):
+        return None
+    return shared_store(url).purge()
+
+
+def start_purging(every: float = PURGE_EVERY, url: str | None = None) -> threading.Event:
+    """Purge expired boards now and every ``every`` seconds, in a daemon thread, while the
+    server runs: a board is gone ``LAB_BOARD_DAYS`` after it was made even when nobody
+    opens a board. A database that cannot be reached is logged and tried again next time.
+    Set the returned event to stop the thread."""
+    log = logging.getLogger(__name__)
+    stop = threading.Event()
+
+    def run() -> None:
+        while True:
+            try:
+                gone = purge_expired(url)
+                if gone:
+                    log.info("purged %d expired board(s)", gone)
+            except Exception as exc:  # noqa: BLE001 - a database down now may answer next time
+                log.warning("could not purge expired boards: %s", str(exc).splitlines()[0] if str(exc) else exc)
+            if stop.wait(every):
+                return
+
+    threading.Thread(target=run, name="board-purge", daemon=True).start()
+    return stop
