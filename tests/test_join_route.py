@@ -321,6 +321,25 @@ def test_a_retry_of_an_answered_post_is_stored_once(store):
     assert done["message"].startswith("Accepted: your sentence is number 2")
 
 
+
+def test_a_retry_of_a_deleted_sentence_is_refused_and_a_new_one_goes(store):
+    """The teacher deleted a sentence whose answer the phone never got: the retry is
+    refused with the teacher's reason, and the answer hands the phone a fresh token, so
+    the student's next sentence is stored."""
+    board, key = board_of(store)
+    phone = Browser()
+    page = phone.get(f"/join?code={board.code}")
+    sent = form(page, MONEY, "money")
+    assert phone.post(sent, script=True).json()["ok"]
+    [entry] = store.entries(board.id)
+    assert store.delete(board.id, key, entry.id)
+    retry = phone.post(sent, script=True).json()
+    assert not retry["ok"] and "deleted" in retry["message"] and retry["token"] != sent["token"]
+    assert store.entries(board.id) == []
+    again = phone.post(sent | {"text": "A heron stood on the bank.", "token": retry["token"]}, script=True).json()
+    assert again["ok"], again
+    assert [e.text for e in store.entries(board.id)] == ["A heron stood on the bank."]
+
 # --- CSRF, headers, markup ---------------------------------------------------------------------
 def test_a_post_without_the_forms_token_or_with_another_browsers_is_refused(store):
     board, phone, page = opened(store)

@@ -225,6 +225,8 @@ async def post(request) -> Response:
     except rules.Refused as exc:
         if exc.reason in ("closed", "no_board"):
             form["board"] = await run_in_threadpool(store.get, board.id) or board
+        if exc.reason == "deleted":  # this token is buried for good: a new sentence needs another
+            form["token"] = new_token()
         return _reply(wants_json, 200, form, "no", str(exc))
     except Exception as exc:  # the database did not answer: say it did not land
         log.error("a board submission failed", exc_info=exc)
