@@ -28,6 +28,7 @@ from starlette.routing import Route
 from ui.errors import on_script_error
 from ui.server import warmup
 from ui.server.cookies import BrowserCookie
+from ui.server import teach
 
 READY_PATH = "/_lab/ready"
 
@@ -51,6 +52,7 @@ def ready_paths() -> list[str]:
 
 
 routes = [Route(path, ready, methods=["GET", "HEAD"]) for path in ready_paths()]
+routes += teach.routes(mounted)  # /board/teach: the teacher link keeps the key in the browser
 
 
 @contextlib.asynccontextmanager
