@@ -346,8 +346,8 @@ def show_board(code: str) -> None:
         state.put("board", "")
         create_form()
         return
-    key = ub.teacher_key(board)
     view = state.get("board_view")
+    key = ub.teacher_key(board, from_browser=view in (TEACHER, PRESENT))
     if view not in (TEACHER, PRESENT):
         view = TEACHER if key else ""
         state.put("board_view", view)

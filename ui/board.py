@@ -60,11 +60,14 @@ def keep_key(board: Board, key: str) -> None:
     _keys()[board.id] = key
 
 
-def teacher_key(board: Board) -> str | None:
-    """The teacher key this session holds for ``board``, or else the one this browser keeps
-    in its cookie for it where that is the board's (None: a projector or a student)."""
+def teacher_key(board: Board, from_browser: bool = False) -> str | None:
+    """The teacher key this session holds for ``board``; with ``from_browser``, or else the
+    one this browser keeps in its cookie for it, where that is the board's (kept in the
+    session from then on). None: a projector or a student. Only a tab that asks for the
+    teacher's view takes the browser's key: the projector link opened in the teacher's own
+    browser (a second screen) stays the projector's."""
     key = _keys().get(board.id)
-    if key is None:
+    if key is None and from_browser:
         kept = browser_key(board)
         if kept and store().is_teacher(board.id, kept):
             keep_key(board, kept)
@@ -89,9 +92,10 @@ def keep_in_browser(board: Board, key: str) -> None:
         return
     done.add(board.id)
     query = json.dumps(f"?board={board.code}&key={key}")  # URL-safe characters only
+    # (no "<" followed by a letter in the script: the page's HTML sanitiser drops such a script)
     st.html(rf"""<script>
 (() => {{
-  const here = window.location.pathname.replace(/\/+$/, "");  // the board page: <base>/{links.BOARD_PAGE}
+  const here = window.location.pathname.replace(/\/+$/, "");  // this page, the board's
   fetch(here + "/{links.TEACH_PAGE}" + {query}, {{credentials: "same-origin", redirect: "manual",
                                                 cache: "no-store"}}).catch(() => {{}});
 }})();
