@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import signal
 import time
+import urllib.request
+from urllib.parse import urlsplit
 
 import pytest
 
-from bench.session import free_port
+from bench.session import Server, free_port
 from lab.board import links, rules
 from lab.board.store import BoardStore
 from tests.browser import ROOT, click_pill, download, serve_app, wait_idle
@@ -72,6 +74,49 @@ def assert_no_traceback_nor_key(logs, key: str) -> None:
         text = log.read_text(errors="replace")
         assert "Traceback" not in text, text[-3000:]
         assert key not in text
+
+
+def test_the_saved_teacher_link_under_a_sub_path(tmp_path_factory, person):
+    """The saved teacher link of a server under a sub-path (``server.baseUrlPath``, as
+    behind the shipped nginx site), opened in a browser that never saw the board: the
+    route keeps the key and lands on the board's teacher view under the sub-path, without
+    the key in the address; a reload (a new session) is the teacher's still. A board made
+    there gets its cookie from the same route."""
+    data = tmp_path_factory.mktemp("boards-under-lab")
+    store = BoardStore(f"sqlite:///{data / 'boards.sqlite3'}")
+    board, key = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded")
+    srv = Server(env={"LAB_DATA_DIR": str(data), "LAB_WARMUP": "0", "STREAMLIT_SERVER_BASE_URL_PATH": "lab"},
+                 log=tmp_path_factory.mktemp("streamlit-lab") / "server.log").start(wait=False)
+    try:
+        deadline = time.monotonic() + 120
+        while not answers(f"{srv.url}/lab/_stcore/health"):
+            assert srv.proc.poll() is None and time.monotonic() < deadline, srv.log.read_text()[-3000:]
+            time.sleep(0.2)
+        teacher = person()
+        teacher.goto(links.teacher_link(f"{srv.url}/lab", board.code, key))
+        teacher.get_by_role("heading", name="Moderation").wait_for()
+        wait_idle(teacher)
+        assert urlsplit(teacher.url).path == "/lab/board" and key not in teacher.url
+        assert query(teacher.url) == {"board": [board.code], "board_view": ["teacher"]}
+        teacher.reload()
+        teacher.get_by_role("heading", name="Moderation").wait_for()
+        assert key not in everything_on(teacher)
+        # a board made there: its page asks the route under the sub-path too
+        maker = person()
+        made = make_board(maker, f"{srv.url}/lab")
+        assert store.is_teacher(store.find(made).id, teacher_cookie(maker, made)["value"])
+        assert_no_traceback_nor_key([srv.log], key)
+    finally:
+        srv.stop()
+        store.dispose()
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
 
 
 def test_the_one_screen_lesson_as_the_guide_tells_it(board_app, browser):
