@@ -148,7 +148,7 @@ def teacher_links(board: Board, key: str) -> None:
         st.code(links.projector_link(base, board.code), language=None, wrap_lines=True)
 
 
-def present_switch(board: Board, presenting: bool) -> None:
+def present_switch(presenting: bool) -> None:
     """One button (and a key) between the teacher's view and the projector's view of this
     tab: what a class may see is what the projector link shows, nothing more."""
     if presenting:
@@ -163,6 +163,7 @@ def present_switch(board: Board, presenting: bool) -> None:
 
 
 def missing_key(board: Board) -> str:
+    """What a tab that was the teacher's says where this browser holds no key for ``board``."""
     return (f"This tab was the teacher's view of board {rules.format_code(board.code)}, but this browser does "
             "not hold its teacher key (another browser, cookies cleared or refused): the board is shown as the "
             "projector sees it. To get control back, open the teacher link you saved when you made the board "
@@ -363,7 +364,7 @@ def show_board(code: str) -> None:
                "(the models this board was made with)")
     teacher = bool(key) and not presenting
     if key or presenting:
-        present_switch(board, presenting)
+        present_switch(presenting)
     if teacher:
         ub.keep_in_browser(board, key)
     join_panel(board)
@@ -372,6 +373,7 @@ def show_board(code: str) -> None:
     live(board.id)
     if teacher:
         moderation(board, key)
+
 
 code = rules.normalise_code(state.get("board") or "")
 if code:
