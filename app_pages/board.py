@@ -26,7 +26,6 @@ from lab.models import FAMILY_NAMES
 from ui import board as ub
 from ui import charts, quiz_gate, state
 from ui.frame import explain, frame
-from ui.server import teach
 from ui.text import md_escape
 
 FAMILIES = ("bert", "elmo")
@@ -37,7 +36,7 @@ fr = frame("Class board", sentences=False)
 state.register(board="", board_layer_bert=-1, board_layer_elmo=-1, board_qr=True)
 # The tab's view of a board: "teacher" or "present" (a teacher's tab showing what the
 # projector shows); anything else: the view its key allows.
-TEACHER, PRESENT = teach.TEACHER_VIEW, "present"
+TEACHER, PRESENT = ub.TEACHER_VIEW, "present"
 state.register(board_view="")
 
 

@@ -36,6 +36,8 @@ KEY_PARAM = "key"
 # Wrong codes a session may try in a minute before it must wait: six characters from
 # the code alphabet are too many to guess, and this keeps a script from trying.
 LOOKUPS_PER_MINUTE = 8
+# The board page's view for the teacher (``board_view=``), where the teacher link lands.
+TEACHER_VIEW = teach.TEACHER_VIEW
 
 
 def store() -> BoardStore:
