@@ -31,6 +31,7 @@ from lab.board.store import start_purging
 from ui.errors import on_script_error
 from ui.server import join, warmup
 from ui.server.cookies import BrowserCookie
+from ui.server import teach
 
 READY_PATH = "/_lab/ready"
 
@@ -55,6 +56,7 @@ def ready_paths() -> list[str]:
 
 routes = [Route(path, ready, methods=["GET", "HEAD"]) for path in ready_paths()]
 routes += join.routes(mounted)  # the students' page, a plain form (ui.server.join)
+routes += teach.routes(mounted)  # /board/teach: the teacher link keeps the key in the browser
 
 
 @contextlib.asynccontextmanager

@@ -3,8 +3,11 @@ by layer, in BERT and in ELMo.
 
 One page, three views: with no board, the form that makes one; with a board's code
 (``?board=``), the projector's view, which polls the board and redraws when it changed;
-with the board's teacher key in this session (from the teacher link), the same view and the
-teacher's links and moderation under it.
+with the board's teacher key (held by this session, or kept by this browser from the
+teacher link: ``ui.board.teacher_key``), the teacher's view: the same, with the teacher's
+links and moderation. The teacher's view turns into the projector's at one click
+(*Present*, for one screen mirrored to the projector) and back; which view a tab shows is
+in the address (``board_view``), never the key.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ fr = frame("Class board", sentences=False)
 # teacher's controls
 STUDENT_VIEW = st.query_params.get("view") == "student"
 state.register(board="", board_layer_bert=-1, board_layer_elmo=-1, board_qr=True)
+# The tab's view of a board: "teacher" or "present" (a teacher's tab showing what the
+# projector shows); anything else: the view its key allows.
+TEACHER, PRESENT = ub.TEACHER_VIEW, "present"
+state.register(board_view="")
 
 
 def create_form() -> None:
@@ -73,7 +80,8 @@ def create(word: str, senses: str, hold: bool, like: Board | None = None) -> Non
         return
     ub.keep_key(made, key)
     state.put("board", made.code)
-    st.session_state["_board_new_key"] = made.id
+    state.put("board_view", TEACHER)
+    st.session_state["_board_made"] = made.id
     state.sync_url()
     st.rerun()
 
@@ -119,15 +127,50 @@ def join_panel(board: Board) -> None:
 
 
 def teacher_links(board: Board, key: str) -> None:
+    """The teacher link, folded, and never drawn: a copy button and a file to save; the
+    projector's link."""
     base, choices = ub.app_base(links.BOARD_PAGE)
     base = st.session_state.get("_board_host") or (choices[0] if choices else base) or ""
-    with st.expander("Teacher link: keep it, it is the only way to manage this board",
-                     expanded=st.session_state.pop("_board_new_key", None) == board.id, icon=":material/key:"):
-        st.warning("Keep this link to yourself: anyone who has it can hide, close, clear and download this "
-                   "board. It is not in the address bar, the projector's link or the students' pages.")
-        st.code(links.teacher_link(base, board.code, key), language=None, wrap_lines=True)
-        st.markdown("Projector link (no key: open it on the projector's screen):")
+    link = links.teacher_link(base, board.code, key)
+    if st.session_state.pop("_board_made", None) == board.id:
+        st.success("Board made. This browser keeps its teacher key: a reload or a restart of the server keeps "
+                   "your controls. To manage it from another browser, save the teacher link (below).")
+    with st.expander("Teacher link: save it to manage this board from another browser", icon=":material/key:"):
+        st.markdown("Anyone who has the teacher link can hide, close, clear and download this board: keep it to "
+                    "yourself. It is not shown on this page, in the address bar, the projector's link or the "
+                    "students' pages.")
+        copy, save = st.columns(2)
+        with copy:
+            ub.copy_button(link, "Copy the teacher link", "save it as a file instead.")
+        with save:
+            st.download_button("Save the teacher link (.txt)", key="_board_save_link", icon=":material/download:",
+                               data=links.teacher_file(link, rules.format_code(board.code), board.word),
+                               file_name=f"teacher-link-{board.code}.txt", mime="text/plain", on_click="ignore")
+        st.markdown("Projector link (no key: open it on the projector's screen, or press *Present* to show "
+                    "this tab on it):")
         st.code(links.projector_link(base, board.code), language=None, wrap_lines=True)
+
+
+def present_switch(presenting: bool) -> None:
+    """One button (and a key) between the teacher's view and the projector's view of this
+    tab: what a class may see is what the projector link shows, nothing more."""
+    if presenting:
+        st.button("Teacher's view", key="_board_teach", icon=":material/key:", shortcut="T",
+                  on_click=state.put, args=("board_view", TEACHER),
+                  help="Back to the teacher link, moderation and downloads (key T).")
+    else:
+        st.button("Present", key="_board_present", icon=":material/present_to_all:", shortcut="P",
+                  on_click=state.put, args=("board_view", PRESENT),
+                  help="One screen for you and the class: this tab shows what the projector shows, without the "
+                       "teacher link, moderation, or hidden and held sentences (key P; back with T).")
+
+
+def missing_key(board: Board) -> str:
+    """What a tab that was the teacher's says where this browser holds no key for ``board``."""
+    return (f"This tab was the teacher's view of board {rules.format_code(board.code)}, but this browser does "
+            "not hold its teacher key (another browser, cookies cleared or refused): the board is shown as the "
+            "projector sees it. To get control back, open the teacher link you saved when you made the board "
+            "(copied, or the saved .txt file).")
 
 
 def layer_slider(family: str, names: list[str]) -> int:
@@ -368,19 +411,32 @@ def show_board(code: str) -> None:
         state.put("board", "")
         create_form()
         return
-    if problem:
-        st.warning(problem)
-    key = None if STUDENT_VIEW else ub.teacher_key(board)
+    view = state.get("board_view")
+    key = None if STUDENT_VIEW else ub.teacher_key(board, from_browser=view in (TEACHER, PRESENT))
+    if view not in (TEACHER, PRESENT):
+        view = TEACHER if key else ""
+        state.put("board_view", view)
+    presenting = view == PRESENT
+    if not presenting and not STUDENT_VIEW:
+        if problem:
+            st.warning(problem)
+        elif view == TEACHER and not key:
+            st.warning(missing_key(board))
     st.title(f"Class board: “{board.word}”")
     st.caption((f"Senses: **{md_escape(' / '.join(board.senses))}** · " if board.senses else "")
                + f"BERT: **{md_escape(board.bert_source)}** · ELMo: **{md_escape(board.elmo_source)}** "
                "(the models this board was made with)")
+    teacher = bool(key) and not presenting
+    if key or presenting:
+        present_switch(presenting)
+    if teacher:
+        ub.keep_in_browser(board, key)
     if not STUDENT_VIEW:
         join_panel(board)
-    if key:
+    if teacher:
         teacher_links(board, key)
     live(board.id)
-    if key:
+    if teacher:
         moderation(board, key)
 
 

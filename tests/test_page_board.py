@@ -6,6 +6,7 @@ form: tests/test_join_route.py.)"""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -56,9 +57,15 @@ def fill(store, board, sentences=SENTENCES):
             for i, (text, sense) in enumerate(sentences)]
 
 
+def drawn(element) -> str:
+    """What an element draws: its value, an HTML element's without its scripts."""
+    text = str(getattr(element, "value", ""))
+    return re.sub(r"<script\b.*?</script>", "", text, flags=re.S) if element.type == "html" else text
+
+
 def texts_of(at) -> str:
     """Everything the page shows as text or data, and every chart's JSON."""
-    parts = [str(getattr(e, "value", "")) for e in at.main] + [str(getattr(e, "value", "")) for e in at.sidebar]
+    parts = [drawn(e) for e in at.main] + [drawn(e) for e in at.sidebar]
     parts += [e.proto.spec for e in at.get("plotly_chart")]
     parts += [c.value for c in at.code] + [m.value for m in at.markdown]
     return "\n".join(parts)
@@ -86,11 +93,18 @@ def test_the_teacher_makes_a_board_and_keeps_the_key_out_of_the_address_bar(stor
     code = param(at, "board")
     board = store.find(code)
     assert board is not None and board.word == "bank" and board.senses == ("money", "river")
-    assert "key" not in at.query_params
-    teacher = [c.value for c in at.code if "key=" in c.value]
-    assert len(teacher) == 1 and f"board={code}" in teacher[0]
-    key = teacher[0].split("key=")[1]
+    assert "key" not in at.query_params and param(at, "board_view") == "teacher"
+    (key,) = at.session_state["_board_keys"].values()
     assert store.is_teacher(board.id, key) and len(key) >= 22  # 128 bits or more, URL-safe
+    # the teacher link is never drawn: a copy button, a file to save, both folded away
+    assert key not in texts_of(at)
+    (panel,) = [e for e in at.get("expander") if e.label.startswith("Teacher link")]
+    assert not panel.proto.expanded
+    assert [b.proto.label for b in at.get("download_button") if b.proto.id.endswith("_board_save_link")] == [
+        "Save the teacher link (.txt)"]
+    # the browser is asked, once, to keep the key (the teacher link's route sets the cookie)
+    scripts = [h.value for h in at.get("html") if "fetch(" in h.value]
+    assert len(scripts) == 1 and f'"/teach" + "?board={code}&key={key}"' in scripts[0]
     assert any(c.value.endswith(f"/join?code={code}") for c in at.code)
     assert at.get("imgs") or at.get("image")  # the QR code
     assert at.header[0].value == "Moderation"
@@ -172,6 +186,56 @@ def test_the_teacher_link_opens_moderation_and_hiding_leaves_the_maps(store):
     at.run()
     assert entries[0].id not in sum(map_ids(at, "bert").values(), [])
     assert {m.label: m.value for m in at.metric}["Sentences on the board"] == "6"
+
+
+def test_present_turns_the_teachers_tab_into_the_projectors_view_and_back(store):
+    """One screen: after *Present* the teacher's tab shows what the projector link shows
+    (the hidden and held sentences left out) and nothing of the teacher's: no key, in any
+    element or script, no teacher link, no moderation, no downloads. One click back."""
+    board, key = new_board(store, hold=True)
+    entries = fill(store, board)
+    for e in entries[:-1]:
+        store.approve(board.id, key, e.id)
+    store.set_hidden(board.id, key, entries[0].id, True)  # hidden; entries[-1] still held
+    at = page("board", board=board.code, key=key)
+    assert "Moderation" in [h.value for h in at.header]
+    at.button(key="_board_present").click().run()
+    assert not at.exception
+    assert param(at, "board_view") == "present" and param(at, "board") == board.code
+    assert "key" not in at.query_params and key not in json.dumps(dict(at.query_params))
+    assert "Moderation" not in [h.value for h in at.header]
+    assert not at.get("data_editor") and not at.get("download_button") and not at.get("popover")
+    assert not [e for e in at.get("expander") if e.label.startswith("Teacher link")]
+    assert key not in texts_of(at) and not [h for h in at.get("html") if key in h.value]
+    shown = texts_of(at)
+    assert entries[0].text not in shown and entries[-1].text not in shown
+    dots = sum(map_ids(at, "bert").values(), [])
+    assert sorted(dots) == sorted(e.id for e in entries[1:-1])
+    projector = page("board", board=board.code)
+    assert {m.label: m.value for m in at.metric} == {m.label: m.value for m in projector.metric}
+    assert sorted(sum(map_ids(projector, "bert").values(), [])) == sorted(dots)
+    # the layer and QR controls stay, as on the projector; the way back is one button
+    assert at.button(key="_board_teach").proto.shortcut.upper() == "T"
+    at.button(key="_board_teach").click().run()
+    assert param(at, "board_view") == "teacher"
+    assert "Moderation" in [h.value for h in at.header] and at.get("data_editor")
+
+
+def test_a_teachers_tab_without_its_key_says_how_to_get_control_back(store):
+    """A tab whose address says it was the teacher's, in a session and browser without the
+    key (a server restart with cookies refused, another browser): the projector's view,
+    and what to do."""
+    board, key = new_board(store)
+    fill(store, board)
+    at = page("board", board=board.code, board_view="teacher")
+    assert not at.exception
+    (warning,) = [w.value for w in at.warning]
+    assert "does not hold its teacher key" in warning and "open the teacher link you saved" in warning
+    assert "Moderation" not in [h.value for h in at.header] and not at.get("data_editor")
+    presenting = page("board", board=board.code, board_view="present")
+    assert not presenting.warning  # nothing about keys on the room's screen
+    presenting.button(key="_board_teach").click().run()
+    assert "does not hold its teacher key" in " ".join(w.value for w in presenting.warning)
 
 
 def test_a_wrong_key_gives_the_projector_view_only(store):

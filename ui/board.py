@@ -3,13 +3,18 @@ and the projector's picture of the room's sentences.
 
 The store (``lab.board.store.BoardStore``) is one per server and shared by every session:
 several servers share a board through one database (``LAB_BOARD_DB``). The teacher's key
-lives in this session only, taken out of the address bar as soon as it was read
-(``take_key``), so that the app's own copy of a page's settings into the URL never carries
-it and a projector or a screenshot of the address bar never shows it.
+is held by the session that has it (``keep_key``) and by the teacher's browser, in an
+HttpOnly cookie that ``ui.server.teach`` sets and every new session of that browser reads
+back (``teacher_key``): a reload, a server restart or a failover keeps the teacher's
+controls. It is never in the address bar: an old link's ``?key=`` is taken out as soon as
+it was read (``take_key``), so that the app's own copy of a page's settings into the URL
+never carries it and a projector or a screenshot of the address bar never shows it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import secrets
 from dataclasses import dataclass
@@ -21,12 +26,14 @@ import streamlit as st
 from lab.board import analysis, links
 from lab.board.store import Board, BoardStore, Entry
 from ui import model_cache
-from ui.server import cookies
+from ui.server import cookies, teach
 from ui.text import md_escape
 
 # The board's code in the link (?board= on the board page, ?code= on the join page)
 BOARD_PARAM = "board"
 KEY_PARAM = "key"
+# The board page's view for the teacher (``board_view=``), where the teacher link lands.
+TEACHER_VIEW = teach.TEACHER_VIEW
 
 
 def store() -> BoardStore:
@@ -51,9 +58,71 @@ def keep_key(board: Board, key: str) -> None:
     _keys()[board.id] = key
 
 
-def teacher_key(board: Board) -> str | None:
-    """The teacher key this session holds for ``board`` (None: a projector or a student)."""
-    return _keys().get(board.id)
+def teacher_key(board: Board, from_browser: bool = False) -> str | None:
+    """The teacher key this session holds for ``board``; with ``from_browser``, or else the
+    one this browser keeps in its cookie for it, where that is the board's (kept in the
+    session from then on). None: a projector or a student. Only a tab that asks for the
+    teacher's view takes the browser's key: the projector link opened in the teacher's own
+    browser (a second screen) stays the projector's."""
+    key = _keys().get(board.id)
+    if key is None and from_browser:
+        kept = browser_key(board)
+        if kept and store().is_teacher(board.id, kept):
+            keep_key(board, kept)
+            key = kept
+    return key
+
+
+def browser_key(board: Board) -> str | None:
+    """The teacher key this browser keeps in its cookie for ``board`` (``ui.server.teach``),
+    unchecked; None without one (a projector, AppTest)."""
+    value = st.context.cookies.get(teach.cookie_name(board.code))
+    return value if isinstance(value, str) and value else None
+
+
+def keep_in_browser(board: Board, key: str) -> None:
+    """Have this browser keep ``board``'s key, once per session where it does not already:
+    a script asks the teacher link's route (``ui.server.teach``) in the background, whose
+    answer sets the cookie. The session keeps its key meanwhile, so a browser that refuses
+    cookies loses nothing now; it is then the teacher only until this session ends."""
+    done = st.session_state.setdefault("_board_kept_in_browser", set())
+    if board.id in done or browser_key(board) == key:
+        return
+    done.add(board.id)
+    query = json.dumps(f"?board={board.code}&key={key}")  # URL-safe characters only
+    # (no "<" followed by a letter in the script: the page's HTML sanitiser drops such a script)
+    st.html(rf"""<script>
+(() => {{
+  const here = window.location.pathname.replace(/\/+$/, "");  // this page, the board's
+  fetch(here + "/{links.TEACH_PAGE}" + {query}, {{credentials: "same-origin", redirect: "manual",
+                                                cache: "no-store"}}).catch(() => {{}});
+}})();
+</script>""", unsafe_allow_javascript=True)
+
+
+def copy_button(text: str, label: str, fallback: str) -> None:
+    """A button that copies ``text`` to the clipboard without drawing it. The clipboard
+    needs a secure context (HTTPS, or this machine's own address): elsewhere the button is
+    off and says to use ``fallback`` instead."""
+    at = "lab-copy-" + hashlib.sha1(label.encode()).hexdigest()[:8]  # the same element on every run
+    st.html(rf"""<div><button type="button" id="{at}" style="padding: 0.4rem 0.8rem; border-radius: 0.5rem;
+  border: 1px solid rgba(128, 128, 128, 0.5); background: transparent; color: inherit; font: inherit;
+  cursor: pointer">{label}</button> <span id="{at}-said" role="status"></span></div>
+<script>
+(() => {{
+  const button = document.getElementById("{at}"), said = document.getElementById("{at}-said");
+  if (!button) return;
+  const text = {json.dumps(text)}, instead = {json.dumps(fallback)};
+  if (!window.isSecureContext || !navigator.clipboard) {{
+    button.disabled = true;
+    said.textContent = "Copying needs HTTPS or this machine's own address (localhost): " + instead;
+    return;
+  }}
+  button.addEventListener("click", () => navigator.clipboard.writeText(text).then(
+    () => {{ said.textContent = "Copied."; }},
+    () => {{ said.textContent = "The browser did not allow copying: " + instead; }}));
+}})();
+</script>""", unsafe_allow_javascript=True)
 
 
 def take_key(board: Board | None) -> str | None:

@@ -20,6 +20,7 @@ import segno
 
 JOIN_PAGE = "join"
 BOARD_PAGE = "board"
+TEACH_PAGE = "teach"  # under the board page: the route that keeps the key in the browser
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
 
@@ -96,9 +97,9 @@ def projector_link(base: str, code: str) -> str:
 
 
 def teacher_link(base: str, code: str, key: str) -> str:
-    """The teacher's link: the board page with the code and the teacher key. The page
-    takes the key out of the address bar as soon as it has read it."""
-    return f"{base}/{BOARD_PAGE}?{urlencode({'board': code, 'key': key})}"
+    """The teacher's link: the server's route that keeps the key in the browser (a cookie)
+    and answers with the board's page without it (``ui.server.teach``)."""
+    return f"{base}/{BOARD_PAGE}/{TEACH_PAGE}?{urlencode({'board': code, 'key': key})}"
 
 
 def qr_png(url: str, scale: int = 8) -> bytes:
@@ -108,3 +109,11 @@ def qr_png(url: str, scale: int = 8) -> bytes:
     out = io.BytesIO()
     segno.make(url, error="m", micro=False).save(out, kind="png", scale=scale, border=4)
     return out.getvalue()
+
+
+def teacher_file(link: str, code: str, word: str) -> str:
+    """The text of the "save this link" file: the teacher link on a line of its own (a
+    double click in most editors selects it whole), and what it is."""
+    return (f"Teacher link of the class board {code} (word: {word})\n\n{link}\n\n"
+            "Open it to manage the board from any browser: hide, approve, close, clear, download.\n"
+            "Anyone who has it can do the same: keep it to yourself.\n")
