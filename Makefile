@@ -4,7 +4,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
-# ADDRESS=0.0.0.0 serves on this machine's network too (Streamlit's own default otherwise)
+# Unset, the server listens on every network interface (Streamlit's default): phones on this
+# network can open it, and get the restricted view (lab/access.py: no custom model, their
+# sentences not stored). ADDRESS=127.0.0.1 keeps it to this machine alone.
 ADDRESS ?=
 
 export TF_CPP_MIN_LOG_LEVEL := 2

@@ -14,7 +14,7 @@ import streamlit as st
 
 from lab import sources
 from lab.tokenize import DEFAULT_A, DEFAULT_B, MAX_INPUT_CHARS, prepare_text
-from ui import state
+from ui import access, state
 from ui.text import md_escape
 CUSTOM = "custom"
 
@@ -74,7 +74,8 @@ class Frame:
 def _source_picker(family: str, title: str, shared: bool) -> tuple[str, list[str]]:
     """A select box of embedded / presets / custom, plus a text box for a custom source.
 
-    On a shared server (``LAB_SHARED=1``) there is no custom choice: only the embedded
+    For a restricted request (``lab.access``: one from another machine, or any with
+    ``LAB_SHARED=1``) there is no custom choice: only the embedded
     model, the presets and the source the environment configures. A link that carries
     another source is ignored, with a notice. Returns (source, notices).
     """
@@ -130,11 +131,11 @@ def frame(page_title: str, sentences: bool = True) -> Frame:
             state.widget(st.text_area, "a", "Sentence A", height=80)
             state.widget(st.text_area, "b", "Sentence B", height=80)
         st.markdown("**Models**")
-        shared = sources.shared_server()
+        shared = access.restricted()
         bert_source, bert_notes = _source_picker("bert", "BERT", shared)
         elmo_source, elmo_notes = _source_picker("elmo", "ELMo", shared)
-        if shared:
-            st.caption(":material/groups: Shared server: the models are set by whoever runs it.")
+        if note := access.sidebar_note(shared):
+            st.caption(f":material/{'groups' if shared else 'wifi'}: {note}")
         st.caption("The address bar holds this view: bookmark or share it to reopen it as is.")
     if projector:
         st.markdown(_PROJECTOR_CSS, unsafe_allow_html=True)  # our own CSS, no user text
