@@ -6,6 +6,7 @@ before_page("lab.lesson")  # first: the imports below take seconds on a fresh se
 
 import streamlit as st
 
+from lab.glossary import TERMS
 from lab.lesson import DEMOS
 from ui import state
 from ui.frame import frame
@@ -24,4 +25,6 @@ for i, demo in enumerate(DEMOS, start=1):
         st.link_button(f"Open {demo.view}", demo.path, icon=":material/open_in_new:", type="primary")
         with st.expander("What to look for"):  # folded: on a projector it would give the answer away
             st.markdown(demo.look_for)
+with st.expander("Glossary: the words this app uses", icon=":material/menu_book:"):
+    st.markdown("\n\n".join(f"**{term}**: {text}" for term, text in TERMS.items()))
 state.sync_url()

@@ -27,7 +27,7 @@ def _view(url: str) -> tuple[str, list[tuple[str, str]]]:
 def test_four_steps_each_with_its_question():
     at = run_page()
     assert not at.exception
-    assert len(DEMOS) == 4
+    assert len(DEMOS) == 5
     assert [h.value for h in at.subheader] == [f"{i} · {d.title} ({d.minutes} min)" for i, d in enumerate(DEMOS, 1)]
     asked = [m.value for m in at.markdown if m.value.startswith("**Ask:**")]
     assert asked == [f"**Ask:** *“{d.question}”*" for d in DEMOS]
