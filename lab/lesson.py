@@ -19,7 +19,8 @@ class Demo:
 
     ``view`` names what the link opens (Markdown), ``question`` is asked before the view
     is shown (Markdown, without quotes), ``look_for`` is what answers it (Markdown);
-    ``page`` is the page's URL path and ``params`` its query, in order.
+    ``page`` is the page's URL path and ``params`` its query, in order; ``before`` is what
+    to do before class for this step (Markdown; empty for most).
     """
 
     title: str
@@ -29,6 +30,7 @@ class Demo:
     look_for: str
     page: str
     params: tuple[tuple[str, str], ...]
+    before: str = ""
 
     @property
     def path(self) -> str:
@@ -89,5 +91,8 @@ DEMOS = (
                  "by sense in the upper layers. The separation chart under the maps answers the question "
                  "for both models.",
         page="board", params=(_QUIZ, _PROJECTOR),
+        before="Make the board on this laptop before class: open it, pick the preset *bank* and press *Create "
+               "the board*. Keep the teacher link it shows (the only way back to moderation), and check from "
+               "one phone that the join link opens.",
     ),
 )
