@@ -14,7 +14,8 @@ from lab import analysis, figures, quiz, views
 from lab.vectors import INPUT_LAYER
 from ui import charts, clicks, model_cache, state
 from ui import quiz_gate
-from ui.frame import explain, frame, layer_table, page_header, show_input_messages, show_table, word_pills
+from ui.frame import (explain, frame, layer_table, page_header, section_before_figure, show_input_messages, show_table,
+                      word_pills)
 from ui.text import md_code, md_escape
 
 MAP_TOKENS = 48  # per side of a map, as on the attention page: whole, a long input's is unreadable
@@ -43,13 +44,9 @@ for name, cut in zip("AB", out.truncated):
 
 
 def wordpieces() -> None:
-    title = "1 · Word pieces and model inputs"
-    if fr.projector:  # folded: the figure a lesson opens this page for (section 2) on the first screen
-        with st.expander(title, icon=":material/extension:"):
-            _wordpieces(folded=True)
-    else:
-        st.header(title)
-        _wordpieces(folded=False)
+    box, folded = section_before_figure("1 · Word pieces and model inputs", fr.projector)  # section 2's figure
+    with box:
+        _wordpieces(folded)
 
 
 def _wordpieces(folded: bool) -> None:

@@ -178,6 +178,17 @@ def page_header(title: str, caption: str, projector: bool, line: str):
     return st.container()
 
 
+def section_before_figure(title: str, projector: bool):
+    """A section above the figure a lesson opens its page for: under its heading, or in
+    projector mode folded under its title, so that the figure reaches the first screen.
+    Returns (container, folded); an explanation in a folded section does not fold again
+    (Streamlit does not nest folds): ``explain(text, projector and not folded)``."""
+    if projector:
+        return st.expander(title), True
+    st.header(title)
+    return st.container(), False
+
+
 def explain(text: str, projector: bool, show=st.markdown) -> None:
     """A page's long explanation (Markdown): shown as it is normally; in projector mode folded
     into an "Explain" expander, so that the figure it explains fits on the first screen in
