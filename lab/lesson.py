@@ -62,7 +62,8 @@ DEMOS = (
         view="ELMo: *bat* the club vs *bat* the animal",
         question="What is the cosine of the two 'bat's at `input (layer 0)`?",
         look_for="Exactly 1.000: the character layer sees only the letters; only the LSTM layers tell the "
-                 "two apart. The mix sliders show that `elmo` is a weighted sum of the three layers.",
+                 "two apart. The sliders under *The scalar mix* show that `elmo` is a weighted sum of the three "
+                 "layers.",
         page="elmo", params=(("a", "He swung the bat and hit the ball."),
                              ("b", "A bat flew out of the cave at dusk."), _QUIZ, _PROJECTOR),
     ),
