@@ -4,17 +4,31 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
-# ADDRESS=0.0.0.0 serves on this machine's network too (Streamlit's own default otherwise)
+# Unset, the server listens on every network interface (Streamlit's default): phones on this
+# network can open it, and get the restricted view (lab/access.py: no custom model, their
+# sentences not stored). ADDRESS=127.0.0.1 keeps it to this machine alone.
 ADDRESS ?=
 
 export TF_CPP_MIN_LOG_LEVEL := 2
 
-.PHONY: setup prepare run serve-cluster test test-fast test-monkey lint bench bench-app info clean
+.PHONY: setup check-python prepare run serve-cluster test test-fast test-monkey lint bench bench-app info clean
 
 setup: $(STAMP)
 
+# The Python versions the pinned wheels exist for (TensorFlow 2.21 and tensorflow-text
+# 2.21: 3.10 to 3.13; numpy 2.4 and pandas 3: 3.11 and up). Tested: 3.11.
+PYTHONS := 3.11 3.12 3.13
+# The interpreter .venv has, or will be made with: when it is not one of PYTHONS, say what
+# to do in one sentence, before pip would fail with a resolver error.
+VENV_PYTHON = $(if $(wildcard $(PY)),$(PY),$(PYTHON))
+check-python:
+	@v=$$($(VENV_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null); \
+	case " $(PYTHONS) " in *" $$v "*) ;; *) \
+	echo "Context Lab needs Python 3.11, 3.12 or 3.13, and $(VENV_PYTHON) is $${v:-not a Python that runs here}: install one of them, then run: rm -rf $(VENV) && make run PYTHON=python3.12 (naming the one you installed)." >&2; \
+	exit 1;; esac
+
 # Re-install only when a requirements file changed (or the venv is new).
-$(STAMP): requirements.txt requirements-models.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-models.txt requirements-dev.txt | check-python
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip<27"
 	$(PY) -m pip install --quiet -r requirements.txt -r requirements-dev.txt

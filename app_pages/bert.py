@@ -14,7 +14,8 @@ from lab import analysis, figures, quiz, views
 from lab.vectors import INPUT_LAYER
 from ui import charts, clicks, model_cache, state
 from ui import quiz_gate
-from ui.frame import explain, frame, layer_table, show_input_messages, show_table, word_pills
+from ui.frame import (explain, frame, layer_table, page_header, section_before_figure, show_input_messages, show_table,
+                      word_pills)
 from ui.text import md_code, md_escape
 
 MAP_TOKENS = 48  # per side of a map, as on the attention page: whole, a long input's is unreadable
@@ -23,17 +24,18 @@ fr = frame("BERT WordPiece")
 state.register(bert_word_a=-1, bert_word_b=-1, bert_pool="first", bert_map=1)
 state.reset_when_changed((fr.sentence_a, fr.sentence_b), bert_word_a=-1, bert_word_b=-1)
 
-st.title("BERT WordPiece")
-st.caption("How BERT splits text into word pieces, and how the vector of one word changes from "
-           "layer to layer depending on the sentence around it.")
+details = page_header("BERT WordPiece", "How BERT splits text into word pieces, and how the vector of one word "
+                      "changes from layer to layer depending on the sentence around it.", fr.projector,
+                      line="One word's vector, layer by layer, in two sentences.")
 show_input_messages(fr)
 
 model = model_cache.model("bert", fr.bert_source, lazy=True)  # a stored run can answer before it loads
 # The page draws no attention probabilities, so it keeps its run without them (151 MB of a
 # long input's 167, held as long as the session); the download runs the model again.
 out = model_cache.bert_run(model, model.source, tuple(fr.sentences), attentions=False)
-st.caption(f"Model: **{md_escape(out.model_label)}** · source: {md_code(model.source)}")
-charts.vectors_button(lambda m=model, s=list(fr.sentences): m.run(s), "bert-vectors", key="bert_npz")
+with details:
+    st.caption(f"Model: **{md_escape(out.model_label)}** · source: {md_code(model.source)}")
+    charts.vectors_button(lambda m=model, s=list(fr.sentences): m.run(s), "bert-vectors", key="bert_npz")
 baseline = model_cache.baseline(model)  # each layer's, from the reference corpus (stored by `python -m lab prepare`)
 for name, cut in zip("AB", out.truncated):
     if cut:
@@ -42,10 +44,15 @@ for name, cut in zip("AB", out.truncated):
 
 
 def wordpieces() -> None:
-    st.header("1 · Word pieces and model inputs")
+    box, folded = section_before_figure("1 · Word pieces and model inputs", fr.projector)  # section 2's figure
+    with box:
+        _wordpieces(folded)
+
+
+def _wordpieces(folded: bool) -> None:
     explain("`##` marks a piece that continues the word before it. `[CLS]` opens every input "
             "and `[SEP]` closes it; `[PAD]` fills the shorter sentence up to the batch length, "
-            "and `input_mask` = 0 tells the model to ignore it.", fr.projector)
+            "and `input_mask` = 0 tells the model to ignore it.", fr.projector and not folded)  # (no nested folds)
     T = out.mask.shape[1]
     for b, name in enumerate("AB"):
         st.subheader(f"Sentence {name}")

@@ -107,8 +107,9 @@ def join_panel(board: Board) -> None:
         if choices:
             base = st.selectbox("Phones cannot reach “localhost”: the address of this machine that they use",
                                 choices, key="_board_host",
-                                help="The server must listen on that address: start it with "
-                                     "`make run ADDRESS=0.0.0.0` (or set LAB_PUBLIC_URL behind a proxy).")
+                                help="The server must listen on that address: a plain `make run` listens on every "
+                                     "address of this machine (not with ADDRESS=127.0.0.1). Behind a proxy, "
+                                     "set LAB_PUBLIC_URL.")
         elif base and links.is_local(base):
             st.warning("This machine has no network address a phone could reach: students need the app on an "
                        "address of your network (or LAB_PUBLIC_URL behind a proxy).")

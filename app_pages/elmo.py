@@ -16,7 +16,8 @@ from lab.tokenize import ELMO_MAX_WORDS, word_tokens
 from lab.vectors import INPUT_LAYER
 from ui import charts, clicks, model_cache, state
 from ui import quiz_gate
-from ui.frame import explain, frame, layer_table, show_input_messages, show_table, word_pills
+from ui.frame import (explain, frame, layer_table, page_header, section_before_figure, show_input_messages, show_table,
+                      word_pills)
 from ui.text import md_code, md_escape
 
 MAX_WORDS = ELMO_MAX_WORDS  # per sentence (lab.tokenize: python -m lab prepare cuts the same)
@@ -28,15 +29,15 @@ map_words = MAP_WORDS_PROJECTOR if fr.projector else MAP_WORDS
 state.register(elmo_word_a="", elmo_word_b="", elmo_layer=3, elmo_repeats=False, elmo_runs=6, elmo_dropout=0.2)
 state.reset_when_changed((fr.sentence_a, fr.sentence_b), elmo_word_a="", elmo_word_b="")
 
-st.title("ELMo layers")
-st.caption(f"ELMo reads characters, builds a context-free word vector (the input layer, `{INPUT_LAYER}`: "
-           "ELMo's `word_emb` output), then two bidirectional LSTM layers add context. Click a word in each "
-           "sentence to see what every layer does to it.")
+details = page_header("ELMo layers", f"ELMo reads characters, builds a context-free word vector (the input layer, "
+                      f"`{INPUT_LAYER}`: ELMo's `word_emb` output), then two bidirectional LSTM layers add context. "
+                      "Click a word in each sentence to see what every layer does to it.", fr.projector,
+                      line="A word through ELMo's layers: its letters, then its context.")
 show_input_messages(fr)
 
 model = model_cache.model("elmo", fr.elmo_source, lazy=True)  # a stored run can answer before it loads
 about = model_cache.facts(model)  # its name, limits and mix: stored with its runs
-st.caption(f"Model: **{md_escape(about.label)}** · source: {md_code(model.source)}")
+details.caption(f"Model: **{md_escape(about.label)}** · source: {md_code(model.source)}")
 
 
 def mini_note(box) -> None:
@@ -84,8 +85,8 @@ def read_tokens() -> tuple[tuple[str, ...], ...]:
             st.info(f"The token “{md_escape(w[:20])}…” in sentence {name} is longer than {limit} bytes; "
                     f"ELMo reads only its first {limit}.")
         tokens.append(tuple(t.words))
-    st.caption("Words are split from punctuation (“bank.” → “bank” “.”), as ELMo's training text "
-               "was. TF Hub ELMo's `default` signature splits on spaces only, so this page always "
+    details.caption("Words are split from punctuation (“bank.” → “bank” “.”), as ELMo's training text "
+                    "was. TF Hub ELMo's `default` signature splits on spaces only, so this page always "
                "feeds the `tokens` signature.")
     return tuple(tokens)
 
@@ -93,7 +94,8 @@ def read_tokens() -> tuple[tuple[str, ...], ...]:
 note_box = st.empty()  # the note on ELMo-mini, first on the page: its numbers need the run below
 tokens = read_tokens()
 out = model_cache.elmo_run(model, model.source, tokens)
-charts.vectors_button(out, "elmo-vectors", key="elmo_npz")
+with details:
+    charts.vectors_button(out, "elmo-vectors", key="elmo_npz")
 baseline = model_cache.baseline(model)  # each layer's and view's, from the reference corpus (`python -m lab prepare`)
 learned = about.mix_weights
 base_w, base_g = (learned[0].tolist(), learned[1]) if learned is not None else ([0.0, 0.0, 0.0], 1.0)
@@ -102,7 +104,12 @@ mini_note(note_box)
 
 
 def inspect() -> None:
-    st.header("1 · Inspect the model")
+    box, _ = section_before_figure("1 · Inspect the model", fr.projector)
+    with box:
+        _inspect()
+
+
+def _inspect() -> None:
     info = about.info
     c1, c2 = st.columns(2)
     params = info.get("parameters")
@@ -118,7 +125,12 @@ def inspect() -> None:
 
 
 def sentence_vs_tokens() -> None:
-    st.header("2 · One vector per sentence, or one per word")
+    box, folded = section_before_figure("2 · One vector per sentence, or one per word", fr.projector)
+    with box:
+        _sentence_vs_tokens(folded)
+
+
+def _sentence_vs_tokens(folded: bool) -> None:
     sv = views.sentence_vectors(out)
     show_table(pd.DataFrame([{"output": r.name, "shape": str(r.shape), "norm": r.norm,
                               "first values": ", ".join(f"{v:+.3f}" for v in r.first)} for r in sv.rows]),
@@ -126,7 +138,7 @@ def sentence_vs_tokens() -> None:
     st.markdown(f"Cosine of the two `default` vectors: **{sv.default_cosine:.3f}**.")
     explain("Use `default` (the mean of `elmo` over a sentence's real words) to compare or classify "
             "whole sentences; use the token-level `elmo` tensor for anything about single words, "
-            "such as word senses or tagging.", fr.projector)
+            "such as word senses or tagging.", fr.projector and not folded)
 
 
 inspect()
@@ -189,7 +201,8 @@ def _preset(w, g) -> None:
 
 @state.fragment(key="elmo_mix")
 def mix_controls() -> None:
-    with st.expander("The scalar mix: elmo = γ · Σ softmax(w)ⱼ · layerⱼ", expanded=True):
+    # folded on a projector: the chart below it first (the lesson opens the fold when it gets to the mix)
+    with st.expander("The scalar mix: elmo = γ · Σ softmax(w)ⱼ · layerⱼ", expanded=not fr.projector):
         b1, b2, b3 = st.columns(3)
         b1.button("Uniform", on_click=_preset, args=([0.0, 0.0, 0.0], 1.0), key="elmo_uniform")
         b2.button("Top layer only", on_click=_preset, args=([-10.0, -10.0, 10.0], 1.0), key="elmo_top")

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import html
 import importlib.metadata
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
 
-from lab import analysis, sources, views
+from lab import access, analysis, sources, views
 from lab.models.transformer import run_block
 from lab.senses import NAMED_SENSES
 from lab.tokenize import split_words
@@ -75,7 +76,7 @@ def environment(bert, elmo, sentences: list[str]) -> Section:
     rows = [["python", sys.version.split()[0]]] + [[d, version(d)] for d in VERSIONS]
     models = [["BERT", bert.label, bert.source], ["ELMo", elmo.label, elmo.source]]
     lines = [f"Sentence {n}: {s}" for n, s in zip("AB", sentences)]
-    return Section("1 · Environment", lines + [f"Shared server: {'yes' if sources.shared_server() else 'no'}"],
+    return Section("1 · Environment", lines + [f"Shared server: {access.describe(os.environ.get('LAB_SHARED'))}"],
                    [Table(["package", "version"], rows), Table(["family", "model", "source"], models)])
 
 

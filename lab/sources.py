@@ -7,8 +7,9 @@ A *source* is a string:
   ``TFHUB_CACHE_DIR``; with no network it fails within ``LAB_LOAD_TIMEOUT`` seconds.
 
 The environment variables ``LAB_BERT_SOURCE`` (and ``LAB_BERT_PREPROCESS`` for the
-matching preprocessor) and ``LAB_ELMO_SOURCE`` set the default for each family;
-``LAB_SHARED=1`` limits the choice to those and the presets (``shared_server``).
+matching preprocessor) and ``LAB_ELMO_SOURCE`` set the default for each family. A
+restricted request (``lab.access``: by default one from another machine) may choose only
+those and the presets.
 """
 
 from __future__ import annotations
@@ -60,13 +61,6 @@ PRESETS: tuple[Preset, ...] = (
     ),
     Preset("elmo", "ELMo v3 (TF Hub, original 93.6M)", "https://tfhub.dev/google/elmo/3"),
 )
-
-
-def shared_server() -> bool:
-    """True when ``LAB_SHARED`` is set to 1/true/yes: one server for a room, where nobody
-    may point the server at a path or URL of their choosing (only the presets and the
-    sources the environment configures can be used)."""
-    return os.environ.get("LAB_SHARED", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def load_timeout() -> float:

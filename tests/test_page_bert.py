@@ -353,16 +353,23 @@ def test_each_of_a_repeated_word_can_be_selected(embedded_bert):
                                                                       "bank", "."]
 
 
-def test_in_projector_mode_the_long_explanation_folds_into_explain(defaults_out):
+def test_in_projector_mode_the_word_pieces_and_the_model_fold_away(defaults_out):
+    """On a projector the first screen is the figure's: the word-piece section (its tables and
+    explanation), the model's details and the download fold into one line each."""
     def shown(block):
         return [m for m in block.markdown if m.value.startswith("`##` marks a piece")]
 
     at = run_page()
-    assert len(shown(at)) == 1 and not [e for e in at.expander if e.label == "Explain"]
+    assert len(shown(at)) == 1 and not at.expander
+    assert at.title[0].value == "BERT WordPiece" and at.header[0].value == "1 · Word pieces and model inputs"
     at.toggle(key="_w_proj").set_value(True).run()
     assert not at.exception
     (folded,) = [e for e in at.expander if shown(e)]
-    assert folded.label == "Explain"
+    assert folded.label == "1 · Word pieces and model inputs" and len(folded.table) == 2  # A and B
+    (model,) = [e for e in at.expander if e.label == "Model and downloads"]
+    assert model.caption[0].value.startswith("Model: **all-MiniLM-L6-v2")
+    assert at.title[0].value == "BERT WordPiece"  # and one line under it, for the caption's three
+    assert "One word's vector, layer by layer, in two sentences." in [c.value for c in at.main.caption]
     assert at.get("plotly_chart") and not folded.get("plotly_chart")  # the figures stay on the page
 
 

@@ -415,3 +415,22 @@ def test_in_projector_mode_a_long_sentence_s_maps_show_fewer_words():
     assert values(spec["data"][0]["z"]).shape == (len(NAMES), 24)
     assert values(chart(at, "Words 70-93 of A against words 0-9 of B")["data"][0]["z"]).shape == (24, 10)
     assert any("at most 24 words of each sentence" in c.value for c in at.caption)
+
+
+def test_in_projector_mode_the_sections_above_the_chart_fold_away(defaults_out):
+    """On a projector the first screen is section 3's chart: the model's details and the
+    download, sections 1 and 2 and the scalar mix's sliders fold into one line each."""
+    at = run_page(proj="1")
+    assert not at.exception
+    folds = {e.label: e for e in at.expander}
+    sections = ("1 · Inspect the model", "2 · One vector per sentence, or one per word")
+    assert {"Model and downloads", *sections} <= set(folds)
+    assert [h.value for h in at.header][:1] == ["3 · One word through the layers"]
+    assert any(c.value.startswith("Model: **ELMo-mini") for c in folds["Model and downloads"].caption)
+    assert folds["2 · One vector per sentence, or one per word"].table  # the section, whole, inside
+    (mix,) = [e for e in at.expander if e.label.startswith("The scalar mix")]
+    assert not mix.proto.expanded and at.slider  # folded, its sliders in it
+    at = run_page()  # and on a screen of its own, as it was
+    assert [h.value[0] for h in at.header][:3] == ["1", "2", "3"]
+    (mix,) = [e for e in at.expander if e.label.startswith("The scalar mix")]
+    assert mix.proto.expanded

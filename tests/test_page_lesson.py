@@ -1,4 +1,4 @@
-"""The Lesson page, run headless with AppTest: the four demos of ``lab.lesson``, each with its
+"""The Lesson page, run headless with AppTest: the five demos of ``lab.lesson``, each with its
 question and a link to exactly the view the README's lesson links to."""
 
 from urllib.parse import parse_qsl, urljoin, urlsplit
@@ -27,7 +27,7 @@ def _view(url: str) -> tuple[str, list[tuple[str, str]]]:
 def test_four_steps_each_with_its_question():
     at = run_page()
     assert not at.exception
-    assert len(DEMOS) == 4
+    assert len(DEMOS) == 5
     assert [h.value for h in at.subheader] == [f"{i} · {d.title} ({d.minutes} min)" for i, d in enumerate(DEMOS, 1)]
     asked = [m.value for m in at.markdown if m.value.startswith("**Ask:**")]
     assert asked == [f"**Ask:** *“{d.question}”*" for d in DEMOS]
@@ -51,3 +51,14 @@ def test_the_home_page_has_a_card_for_the_lesson():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not at.exception
     assert "lesson" in [link.proto.page for link in at.page_link]
+
+
+def test_the_fifth_step_is_the_class_board_made_before_class():
+    at = run_page()
+    assert at.subheader[4].value.startswith("5 · The room's own sentences")
+    board = DEMOS[4]
+    assert (board.page, dict(board.params)) == ("board", {"quiz": "1", "proj": "1"})
+    assert [b.proto.url for b in at.get("link_button")][4] == "board?quiz=1&proj=1"
+    before = [m.value for m in at.markdown if "**Before class:**" in m.value]
+    assert len(before) == 1 and "*Create the board*" in before[0] and "teacher link" in before[0]
+    assert sum(d.minutes for d in DEMOS) == 20  # the lesson is still twenty minutes

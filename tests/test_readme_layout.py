@@ -1,17 +1,18 @@
-"""The README's layout section matches the tree: every folder and module it names exists
-where it puts it (indentation nests an entry in the folder above it)."""
+"""The developers' guide's layout section (docs/developers.md, linked from the README)
+matches the tree: every folder and module it names exists where it puts it (indentation
+nests an entry in the folder above it)."""
 
 import re
 
 from tests.conftest import ROOT
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+GUIDE = (ROOT / "docs" / "developers.md").read_text(encoding="utf-8")
 
 
 def named_paths() -> list[str]:
     """The paths the layout block names: its first column (``a/``, ``b.py``), and modules
     listed together (``quiz.py, errors.py``), each under the folders that enclose it."""
-    block = README.split("## Layout", 1)[1].split("```", 2)[1]
+    block = GUIDE.split("## Layout", 1)[1].split("```", 2)[1]
     folders: dict[int, str] = {}
     paths = []
     for line in block.splitlines():
@@ -33,4 +34,4 @@ def test_every_path_in_the_layout_exists():
     paths = named_paths()
     assert {"app.py", "app_pages/", "ui/server/", "lab/models/", "lab/elmo_training/"} <= set(paths), paths
     missing = [p for p in paths if not (ROOT / p).exists()]
-    assert not missing, f"the README's layout names what the tree does not hold: {missing}"
+    assert not missing, f"docs/developers.md's layout names what the tree does not hold: {missing}"

@@ -48,9 +48,15 @@ def _pair_a_to_b(at):
     assert [p.label for p in at.pills] == ["Query token"]
 
 
+def _board_to_make(at):
+    assert [b.label for b in at.button if b.label == "Create the board"] == ["Create the board"]
+    assert at.sidebar.toggle(key="_w_quiz").value is True  # the separation chart will wait behind its question
+
+
 # what each demo's question is about, by title
 STATE = {"One word, two meanings": _bank_in_both, "Characters don't know the context": _bat_in_both,
-         "Padding must be masked": _mask_off, "One sentence looks at the other": _pair_a_to_b}
+         "Padding must be masked": _mask_off, "One sentence looks at the other": _pair_a_to_b,
+         "The room's own sentences": _board_to_make}
 
 
 def test_every_demo_has_its_state_check():
@@ -58,7 +64,8 @@ def test_every_demo_has_its_state_check():
 
 
 @pytest.mark.parametrize("demo", DEMOS, ids=lambda d: d.title)
-def test_a_lesson_link_opens_its_view(demo: Demo):
+def test_a_lesson_link_opens_its_view(demo: Demo, monkeypatch, tmp_path):
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))  # the board page's database: this test's own
     url = urlsplit(demo.url())
     page = url.path.strip("/")
     params = dict(parse_qsl(url.query))
@@ -73,3 +80,11 @@ def test_a_lesson_link_opens_its_view(demo: Demo):
         assert at.query_params.get(k) == v, f"{k} is not kept"
     assert at.sidebar.toggle(key="_w_proj").value is True  # every demo is shown in projector mode
     STATE[demo.title](at)
+
+
+def test_a_step_opens_in_quiz_mode_where_its_page_has_a_quiz():
+    """The class commits to an answer before it sees one: where a step's page can hide its
+    figure behind a question, the step's link turns quiz mode on."""
+    for d in DEMOS:
+        has_quiz = "quiz_gate.gate(" in (ROOT / "app_pages" / f"{d.page}.py").read_text(encoding="utf-8")
+        assert (("quiz", "1") in d.params) == has_quiz, d.title

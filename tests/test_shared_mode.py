@@ -1,4 +1,5 @@
-"""LAB_SHARED=1: one server for a room, where nobody can point it at a path or URL."""
+"""A restricted request (``lab.access``): with LAB_SHARED=1 every one, by default one from
+another machine; nobody there can point the server at a path or URL."""
 
 from streamlit.testing.v1 import AppTest
 
@@ -50,6 +51,22 @@ def test_a_private_server_keeps_the_custom_choice(monkeypatch):
     monkeypatch.delenv("LAB_SHARED", raising=False)
     at = run_elmo_page()
     assert "Custom handle or folder..." in source_choices(at, "ELMo")
+    # server.address unset: Streamlit listens on every interface, and the sidebar says so
+    assert any("Reachable from the network" in c.value for c in at.sidebar.caption)
+
+
+def test_a_request_from_another_machine_is_restricted_by_default(monkeypatch, tmp_path):
+    """The address as Streamlit reports a phone's (the end-to-end check from another network
+    namespace is tests/test_network_access.py)."""
+    from ui import access
+
+    monkeypatch.delenv("LAB_SHARED", raising=False)
+    monkeypatch.setattr(access, "client_address", lambda: "192.168.1.20")
+    at = run_elmo_page(elmo_src="custom", elmo_custom=str(tmp_path))
+    assert not at.exception
+    assert "Custom handle or folder..." not in source_choices(at, "ELMo")
+    assert any("ELMo source in the link is ignored" in i.value for i in at.info)
+    assert any("Shared server" in c.value for c in at.sidebar.caption)
 
 
 def test_xsrf_protection_stays_on():

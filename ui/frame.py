@@ -14,7 +14,7 @@ import streamlit as st
 
 from lab import sources
 from lab.tokenize import DEFAULT_A, DEFAULT_B, MAX_INPUT_CHARS, prepare_text
-from ui import state
+from ui import access, state
 from ui.text import md_escape
 CUSTOM = "custom"
 
@@ -32,6 +32,9 @@ _PROJECTOR_CSS = """
 td, th, td [data-testid="stMarkdownContainer"] p, th [data-testid="stMarkdownContainer"] p,
 [data-testid="stSidebarNav"] [data-testid="stMarkdownContainer"] p { font-size: 1.15rem !important; }
 td, th { padding: 4px 5px !important; }
+/* A table in a fold (a section folded away on a projector) has the fold's padding less room. */
+[data-testid="stExpander"] td, [data-testid="stExpander"] th,
+[data-testid="stExpander"] td [data-testid="stMarkdownContainer"] p { font-size: 1.05rem !important; }
 /* Wrap what the larger type no longer fits on one line (a metric's label, a button's),
    rather than cutting it off with an ellipsis. */
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"], [data-testid="stMetricLabel"] p,
@@ -45,7 +48,11 @@ button [data-testid="stMarkdownContainer"], button p {
 [data-testid="stTextAreaRootElement"] textarea { height: 6.6em !important; }
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
   font-size: 2.8rem !important; }
-h1 { font-size: 2.8rem !important; } h2 { font-size: 2.2rem !important; } h3 { font-size: 1.8rem !important; }
+h2 { font-size: 2.2rem !important; } h3 { font-size: 1.8rem !important; }
+/* The first screen is the figure's: a compact title (ui.frame.page_header), less of
+   Streamlit's empty band above the page. */
+h1 { font-size: 2.2rem !important; padding: 0.25rem 0 !important; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem !important; }
 </style>
 """
 
@@ -74,7 +81,8 @@ class Frame:
 def _source_picker(family: str, title: str, shared: bool) -> tuple[str, list[str]]:
     """A select box of embedded / presets / custom, plus a text box for a custom source.
 
-    On a shared server (``LAB_SHARED=1``) there is no custom choice: only the embedded
+    For a restricted request (``lab.access``: one from another machine, or any with
+    ``LAB_SHARED=1``) there is no custom choice: only the embedded
     model, the presets and the source the environment configures. A link that carries
     another source is ignored, with a notice. Returns (source, notices).
     """
@@ -130,11 +138,11 @@ def frame(page_title: str, sentences: bool = True) -> Frame:
             state.widget(st.text_area, "a", "Sentence A", height=80)
             state.widget(st.text_area, "b", "Sentence B", height=80)
         st.markdown("**Models**")
-        shared = sources.shared_server()
+        shared = access.restricted()
         bert_source, bert_notes = _source_picker("bert", "BERT", shared)
         elmo_source, elmo_notes = _source_picker("elmo", "ELMo", shared)
-        if shared:
-            st.caption(":material/groups: Shared server: the models are set by whoever runs it.")
+        if note := access.sidebar_note(shared):
+            st.caption(f":material/{'groups' if shared else 'wifi'}: {note}")
         st.caption("The address bar holds this view: bookmark or share it to reopen it as is.")
     if projector:
         st.markdown(_PROJECTOR_CSS, unsafe_allow_html=True)  # our own CSS, no user text
@@ -150,6 +158,35 @@ def frame(page_title: str, sentences: bool = True) -> Frame:
             problems.append(f"{name}: {exc}")
     return Frame(texts[0], texts[1], bert_source, elmo_source, bool(projector), bool(quiz),
                  tuple(problems), tuple(notices))
+
+
+def page_header(title: str, caption: str, projector: bool, line: str):
+    """A page's title and what it shows (``caption``, Markdown); returns the container for the
+    model it ran and its downloads (``with page_header(...) as about:``), which follows.
+
+    In projector mode compact, so that the figure a lesson opens the page for fits the first
+    screen: the title (smaller, by the projector's CSS) beside "Model and downloads" folded
+    into one line, and ``line`` (one short line, Markdown) in place of the caption."""
+    if projector:
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        left.title(title)
+        about = right.expander("Model and downloads", icon=":material/memory:")
+        st.caption(line)
+        return about
+    st.title(title)
+    st.caption(caption)
+    return st.container()
+
+
+def section_before_figure(title: str, projector: bool):
+    """A section above the figure a lesson opens its page for: under its heading, or in
+    projector mode folded under its title, so that the figure reaches the first screen.
+    Returns (container, folded); an explanation in a folded section does not fold again
+    (Streamlit does not nest folds): ``explain(text, projector and not folded)``."""
+    if projector:
+        return st.expander(title), True
+    st.header(title)
+    return st.container(), False
 
 
 def explain(text: str, projector: bool, show=st.markdown) -> None:

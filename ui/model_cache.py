@@ -19,6 +19,7 @@ import streamlit as st
 from lab import models as lab_models
 from lab import serving, sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
+from ui import access
 from ui.text import md_code, md_escape
 from ui.server.memory import freeze_heap
 
@@ -149,13 +150,15 @@ def _bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool, atten
 
 def _storable(sentences, words: bool = False) -> bool:
     """Whether runs of ``sentences`` (with ``words``: their word tokens, as ELMo reads them)
-    are written to the disk store: any sentences on a person's own server (a demo link is
-    then as quick after a restart as the defaults), only the app's default sentences on a
-    shared one (nobody's typing is written to its disk; what ``python -m lab prepare``
-    stored there is read all the same)."""
+    are written to the disk store: any sentences for a request that is not restricted
+    (``ui.access``: the teacher's own browser; a demo link is then as quick after a restart
+    as the defaults), only the app's default sentences for a restricted one (nobody else's
+    typing is written to the disk; what ``python -m lab prepare`` stored there is read all
+    the same). Called inside the cached run, which is in the script run of the request that
+    computes it."""
     if not stored.enabled():
         return False
-    if sources.shared_server():
+    if access.restricted():
         defaults = (DEFAULT_A, DEFAULT_B)
         return tuple(sentences) == (tuple(tuple(split_words(s)) for s in defaults) if words else defaults)
     return True

@@ -26,7 +26,8 @@ class PageInfo:
 
 _BLURBS = {
     "home": "What this lab shows and how to use it.",
-    "lesson": "A 20-minute lesson in four demos: ask each question, then open the view that answers it.",
+    "lesson": "A 20-minute lesson in five demos, the class board the last: ask each question, then open the "
+              "view that answers it. And a glossary of the words the app uses.",
     "bert": "How BERT cuts text into word pieces, and how one word's vector changes layer by layer in "
             "two sentences.",
     "elmo": "What each ELMo layer does to a word, the scalar mix that blends them, and why ELMo vectors "

@@ -4,7 +4,8 @@ links, and the join link as a QR code.
 A join link must be one the students' phones can reach. That is the address in the
 teacher's browser, except where the teacher opened the app on this machine (``localhost``,
 ``127.0.0.1``): a phone cannot reach that, so the page offers this machine's network
-addresses instead (and the server must listen on them: ``--server.address 0.0.0.0``).
+addresses instead (and the server must listen on them, as it does unless
+``--server.address`` says otherwise: Streamlit listens on every interface by default).
 Behind a proxy the server cannot know the public address: ``LAB_PUBLIC_URL`` says it.
 """
 
