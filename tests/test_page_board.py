@@ -121,7 +121,7 @@ def test_the_projector_draws_every_visible_use_in_its_senses_colour(store):
         dots = map_ids(at, family)
         assert dots["money"] == [e.id for e in entries if e.sense == "money"]
         assert dots["river"] == [e.id for e in entries if e.sense == "river"]
-        assert dots["not said"] == [entries[-1].id]
+        assert dots["not sure"] == [entries[-1].id]  # named as the join page offers it
     assert not at.header or "Moderation" not in [h.value for h in at.header]
     assert not at.get("arrow_data_frame") and not at.get("data_editor")
 
