@@ -206,5 +206,4 @@ def separation_chart(by_model: dict[str, tuple[Sequence[str], np.ndarray]], proj
     # the title's other lines, and for the second axis's last label
     fig.layout.margin.l += math.ceil((len(measure_lines) - 1) * s["font"] * 1.4)
     fig.layout.margin.r = max(fig.layout.margin.r, right)
-    fig.layout.title.update(yref="container", y=1, yanchor="top", pad={"t": 12})  # at the top, over the axes
     return fig
