@@ -116,6 +116,7 @@ def join_panel(board: Board) -> None:
     show_qr = bool(state.get("board_qr")) and base is not None
     big = show_qr and not shown
     st.session_state["_board_qr_big"] = board.id if big else None  # projector_view folds it when sentences come
+    st.session_state["_board_fold_next"] = False
     if not show_qr:
         qr, text = None, st.container()
     elif big:
@@ -188,8 +189,12 @@ def projector_view(board: Board) -> None:
     """Both models' maps at their chosen layers (each slider under its map, so that the maps
     and their legend fit the first screen), the counts, and the separation chart."""
     shown = ub.room(board)
-    if shown.entries and st.session_state.get("_board_qr_big") == board.id:
-        st.rerun()  # the first sentences: the whole page again, its QR code folded to the corner
+    # the first sentences: drawn at once, then at the next poll the whole page again, its QR
+    # code folded to the corner (a rerun before drawing them delayed the first dots)
+    fold = bool(shown.entries) and st.session_state.get("_board_qr_big") == board.id
+    if fold and st.session_state.get("_board_fold_next"):
+        st.rerun()
+    st.session_state["_board_fold_next"] = fold
     counted = analysis.counts(shown.senses, shown.waiting)
     if not shown.entries:
         st.info(f"No sentences yet. Students open the join link and write a sentence with “{md_escape(board.word)}”.")
