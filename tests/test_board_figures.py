@@ -138,7 +138,8 @@ def test_the_separation_chart_draws_each_model_on_its_own_depth_axis_and_chance(
     assert (fig.layout.xaxis.title.text, fig.layout.xaxis2.title.text) == ("BERT layer", "ELMo layer")
     assert fig.layout.xaxis2.tickfont.color == elmo.line.color  # each axis in its model's colour
     assert bert.hovertemplate == "BERT %{text}: %{y:.0%}<extra></extra>" and bert.text[3] == "layer 3"
-    assert list(fig.layout.yaxis.range) == [0.0, 1.05] and fig.layout.yaxis.tickformat == ".0%"
+    assert list(fig.layout.yaxis.range) == [0.0, 1.05]
+    assert list(fig.layout.yaxis.ticktext) == ["0%", "25%", "50%", "75%", "100%"]
     assert figures.plain_text(fig.layout.yaxis.title.text.replace("<br>", " ")) == (
         "How often a money sentence and a river sentence are told apart")
     assert figures.title_of(fig) == figures.SEPARATION_TITLE  # one title, the chart's
@@ -152,8 +153,14 @@ def test_the_separation_chart_keeps_every_label_inside_the_export():
     last = text_width("2 (second LSTM)", tick)
     assert fig.layout.margin.r >= last / 2  # the top axis's last label, centred on its tick, stays in
     assert fig.layout.margin.t >= 3 * tick  # the top axis's labels and title sit under the chart's title
-    big = _separation(projector=True, measure="How often a money sentence and a river sentence are told apart")
-    assert big.layout.margin.l > fig.layout.margin.l  # the y title's second line has its room
+    measure = "How often a money sentence and a river sentence are told apart"
+    for projector in (False, True):
+        two_lines, one_line = _separation(projector=projector, measure=measure), _separation(projector=projector)
+        assert two_lines.layout.yaxis.title.text.count("<br>") == 1
+        size = two_lines.layout.yaxis.title.font.size
+        # the y title's second line has its room, beside labels measured as drawn ("100%")
+        assert two_lines.layout.margin.l >= one_line.layout.margin.l + size
+        assert one_line.layout.margin.l >= text_width("100%", two_lines.layout.yaxis.tickfont.size) + 2 * size
 
 
 def test_the_separation_chart_refuses_what_it_cannot_draw():

@@ -195,8 +195,9 @@ def separation_chart(by_model: dict[str, tuple[Sequence[str], np.ndarray]], proj
         top = math.ceil(label_height + s["font"] * 1.6 + 16)
         # the last label is centred on the top layer's tick (flat) or starts there (turned)
         right = math.ceil((widths[-1] / 2 if not angle else widths[-1] * math.cos(turn)) + 8)
-    yaxis = {"title": {"text": measure}, "tickformat": ".0%", "range": [0.0, 1.05], "tickvals": [0, 0.25, 0.5, 0.75, 1],
-             "tickfont": {"size": s["tick"]}, "fixedrange": True}
+    shares = [0, 0.25, 0.5, 0.75, 1]  # labelled as text, so that the margin is fitted to them
+    yaxis = {"title": {"text": measure}, "range": [0.0, 1.05], "tickvals": shares,
+             "ticktext": [f"{v:.0%}" for v in shares], "tickfont": {"size": s["tick"]}, "fixedrange": True}
     measure_lines = textwrap.wrap(measure, 34 if projector else 44)
     yaxis["title"]["text"] = "<br>".join(label(line) for line in measure_lines)
     fig = _figure(traces, SEPARATION_TITLE, model_label or " · ".join(by_model), projector, margin_top=top,
