@@ -96,13 +96,45 @@ def open_form() -> None:
             st.rerun()
 
 
+# The board page's own look: the join code large (read aloud, and read from the back of the
+# room), and in projector mode less room above the page, so that the word, the code and
+# both maps with their legend fit a 1024x768 or 1280x720 screen. Our own CSS, no user text.
+_CODE_CSS = ".st-key-board_code code {{font-size: {size}rem !important; font-weight: 700; letter-spacing: 0.08em; " \
+            "padding: 0.05em 0.35em !important; white-space: nowrap}} .st-key-board_code p {{margin: 0}}"
+_PROJECTOR_BOARD_CSS = ('[data-testid="stMainBlockContainer"] {padding-top: 2.8rem !important; '
+                        "padding-left: 2rem !important; padding-right: 2rem !important} "
+                        '[data-testid="stMainBlockContainer"] h1 {padding-top: 0 !important; '
+                        "padding-bottom: 0.2rem !important}")
+
+
+QR_CORNER = 100  # px: the QR code folded to the corner, still read by a phone held up close
+
+
 def join_panel(board: Board) -> None:
-    """The code to read aloud and the join link, with its QR code (large in projector mode)
-    until the teacher hides it once the room has joined."""
+    """The code to read aloud and the join link, with its QR code: large until the board's
+    first sentences are shown, then folded to a small one in the corner (the maps move up);
+    the sidebar's "QR code" switch hides it altogether. The code is large, larger still in
+    projector mode; there the link is left to the QR code."""
     base, choices = ub.app_base(links.BOARD_PAGE)
     code = rules.format_code(board.code)
-    show_qr = state.get("board_qr")
-    qr, text = st.columns([2, 3] if fr.projector else [1, 3]) if show_qr else (None, st.container())
+    css = _CODE_CSS.format(size=3.6 if fr.projector else 2.4) + (_PROJECTOR_BOARD_CSS if fr.projector else "")
+    st.markdown(f"<style>{css}</style>", unsafe_allow_html=True)
+    if fr.projector:  # the maps need the room: the sidebar closes (its arrow opens it again)
+        st.set_page_config(initial_sidebar_state="collapsed")
+    with st.sidebar:
+        state.widget(st.toggle, "board_qr", "QR code on the board",
+                     help="Large until the first sentences arrive, then small in the corner; off hides it.")
+    shown = any(e.approved for e in ub.store().entries(board.id, hidden=False))
+    show_qr = bool(state.get("board_qr")) and base is not None
+    big = show_qr and not shown
+    st.session_state["_board_qr_big"] = board.id if big else None  # projector_view folds it when sentences come
+    st.session_state["_board_fold_next"] = False
+    if not show_qr:
+        qr, text = None, st.container()
+    elif big:
+        qr, text = st.columns([2, 3] if fr.projector else [1, 3])
+    else:
+        text, qr = st.columns([6, 1], vertical_alignment="center")
     with text:
         if choices:
             base = st.selectbox("Phones cannot reach “localhost”: the address of this machine that they use",
@@ -113,18 +145,16 @@ def join_panel(board: Board) -> None:
         elif base and links.is_local(base):
             st.warning("This machine has no network address a phone could reach: students need the app on an "
                        "address of your network (or LAB_PUBLIC_URL behind a proxy).")
-        if base:
-            st.markdown(f"Join at **{md_escape(base)}/{links.JOIN_PAGE}** with the code")
-        else:
-            st.markdown("Join with the code")
-        st.markdown(f"# `{code}`")
-        if base:
+        where = f"Join at **{md_escape(base)}/{links.JOIN_PAGE}** with the code" if base else "Join with the code"
+        with st.container(key="board_code", horizontal=True, vertical_alignment="center", gap="medium"):
+            st.markdown(where, width="content")
+            st.markdown(f"`{code}`", width="content")
+        if base and not fr.projector:
             st.code(links.join_link(base, board.code), language=None, wrap_lines=True)
-        state.widget(st.toggle, "board_qr", "QR code", help="Hide it once the room has joined: the maps move up.")
-    if show_qr and base:
+    if qr is not None:
         with qr:
-            st.image(links.qr_png(links.join_link(base, board.code), scale=12 if fr.projector else 6),
-                     caption=f"Scan to join · {code}", width="stretch")
+            st.image(links.qr_png(links.join_link(base, board.code), scale=12 if big and fr.projector else 6),
+                     caption=f"Scan to join · {code}" if big else None, width="stretch" if big else QR_CORNER)
 
 
 def teacher_links(board: Board, key: str) -> None:
@@ -175,59 +205,80 @@ def missing_key(board: Board) -> str:
 
 
 def layer_slider(family: str, names: list[str]) -> int:
+    """The layer a model's map shows (its top layer first), named as a class reads it."""
     key = f"board_layer_{family}"
     if not (0 <= state.get(key) < len(names)):
         state.put(key, len(names) - 1)
     return state.widget(st.select_slider, key, f"{FAMILY_NAMES[family]} layer", options=list(range(len(names))),
-                        format_func=lambda i: names[i])
+                        format_func=lambda i: analysis.layer_label("", names[i]))
 
 
 def board_map(family: str, layer: int, shown: ub.Room, board: Board):
-    """``family``'s map of the uses at ``layer``, turned to match the map this view drew
-    before (another layer, or fewer sentences): what moves is what the model does. Built
-    once per revision, layer and mode; a poll that changed nothing draws the same figure."""
+    """``family``'s map of the uses at ``layer``: the board's frame (``shown.frames``, the
+    same on every projector), on one scale for all the model's layers, with a note where
+    all its dots sit on one point. Built once per revision, layer and mode; a poll that
+    changed nothing draws the same figure."""
     key = (shown.revision, layer, fr.projector)
     kept = st.session_state.get(f"_board_fig_{family}")
     if kept is not None and kept[0] == key:
         return kept[1]
-    names, vectors = shown.found[family]
-    previous = st.session_state.get(f"_board_frame_{family}")
-    made = analysis.frame(vectors[layer], tuple(e.id for e in shown.entries), names[layer], previous)
-    st.session_state[f"_board_frame_{family}"] = made
-    fig = figures.board_map(made, [e.text for e in shown.entries], shown.senses, board.senses,
-                            f"{FAMILY_NAMES[family]} · {names[layer]}", projector=fr.projector)
+    names = shown.found[family][0]
+    stack = shown.frames[family]
+    model = FAMILY_NAMES[family]
+    fig = figures.board_map(stack[layer], [e.text for e in shown.entries], shown.senses, board.senses,
+                            analysis.layer_label(model, names[layer]), projector=fr.projector, width=0.6,
+                            extent=analysis.map_range(stack, least=figures.USE_MAP_SPAN),
+                            note=analysis.map_note(model, names[layer], board.word, stack[layer]))
     st.session_state[f"_board_fig_{family}"] = (key, fig)
     return fig
 
 
 def projector_view(board: Board) -> None:
-    """Counts, both models' maps at their chosen layers, and the separation chart."""
+    """Both models' maps at their chosen layers (each slider under its map, so that the maps
+    and their legend fit the first screen), the counts, and the separation chart."""
     shown = ub.room(board)
-    if not STUDENT_VIEW:
-        counts = st.columns(3)
-        counts[0].metric("Sentences on the board", len(shown.entries))
-        counts[1].metric("With a sense", sum(s is not None for s in shown.senses))
-        counts[2].metric("Submissions", "open" if board.is_open else "closed")
-    if shown.waiting and not STUDENT_VIEW:
-        st.caption(f"{shown.waiting} sentence(s) wait for the teacher's approval.")
+    # the first sentences: drawn at once, then at the next poll the whole page again, its QR
+    # code folded to the corner (a rerun before drawing them delayed the first dots)
+    fold = bool(shown.entries) and st.session_state.get("_board_qr_big") == board.id
+    if fold and st.session_state.get("_board_fold_next"):
+        st.rerun()
+    st.session_state["_board_fold_next"] = fold
+    counted = analysis.counts(shown.senses, shown.waiting)
     if not shown.entries:
         st.info(f"No sentences yet. Students open the join link and write a sentence with “{md_escape(board.word)}”.")
+    else:
+        for column, family in zip(st.columns(2), FAMILIES):
+            with column:
+                chart = st.container()  # above the slider, drawn once the slider has said which layer
+                layer = layer_slider(family, shown.found[family][0])
+                with chart:
+                    charts.show(board_map(family, layer, shown, board), key=f"board_map_{family}")
+    if not STUDENT_VIEW:  # a student's view is the maps only
+        counts = st.columns(3)
+        counts[0].metric("Sentences on the board", counted.sentences)
+        counts[1].metric("With a sense", counted.with_sense)
+        counts[2].metric("Submissions", "open" if board.is_open else "closed")
+        if counted.waiting:
+            st.caption(f"{counted.waiting} sentence(s) wait for the teacher's approval.")
+    if not shown.entries:
         return
-    for column, family in zip(st.columns(2), FAMILIES):
-        with column:
-            layer = layer_slider(family, shown.found[family][0])
-            charts.show(board_map(family, layer, shown, board), key=f"board_map_{family}")
     explain(f"Each dot is one sentence's “{md_escape(board.word)}”, coloured by the sense its writer chose; "
-            "hover for the sentence. The dots are placed by the first two principal components of that "
-            "layer's vectors (as unit vectors: close dots have a high cosine), a map that is the same every time "
-            "it is drawn. Each picture is turned (rotated or mirrored, never stretched) to match the one drawn "
-            "before, when sentences arrive or the layer changes, so what moves is what the model does.",
-            fr.projector)
-    separation_section(shown)
+            "hover for the sentence. The dots are placed by the two directions along which that layer's vectors "
+            "differ most (their first two principal components, as unit vectors: close dots have a high cosine); "
+            "the numbers on the axes are distances between unit vectors, on one scale for every layer of a model, "
+            "so dots that bunch together at one layer and spread at another show it. The map is the board's: "
+            "it is turned (rotated or mirrored, never stretched) one sentence at a time, in the order they "
+            "arrived, and from each layer to the next, so every projector of this board draws the same picture "
+            "and what moves is what the model does.", fr.projector)
+    separation_section(shown, board)
 
 
-def separation_section(shown: ub.Room) -> None:
-    st.subheader("At which layer does each model sort our sentences the way we did?")
+def separation_section(shown: ub.Room, board: Board) -> None:
+    """How well each layer of each model sorts the class's sentences by sense, in plain words:
+    the chart carries the section's title, and the heading stands in for it where the
+    chart is not drawn (too few sentences, a quiz question first)."""
+    head = st.empty()
+    head.subheader(figures.SEPARATION_TITLE)
     tests = shown.tests
     first = next(iter(tests.values()))
     if first.auc is None:
@@ -237,10 +288,12 @@ def separation_section(shown: ub.Room) -> None:
     question = quiz.best_separating(by_model)
     if not quiz_gate.gate(question, "board", hides="the chart of how well each layer separates our senses"):
         return
-    charts.show(figures.separation_chart(by_model, projector=fr.projector), key="board_separation")
-    st.caption("ROC AUC over every pair of sentences with a sense: the chance that two sentences of the same "
-               "sense are closer (by cosine, at that layer) than two of different senses. 0.5 is chance, "
-               "1.0 sorts every pair as the class did.")
+    head.empty()
+    measure, how = analysis.told_apart(board.senses)
+    ticks = {FAMILY_NAMES[f]: [analysis.layer_tick(n) for n in t.layer_names] for f, t in tests.items()}
+    charts.show(figures.separation_chart(by_model, projector=fr.projector, measure=measure, tick_names=ticks),
+                key="board_separation")
+    st.caption(f"{md_escape(measure)}, at each layer: {md_escape(how)} {md_escape(first.message)}")
 
 
 @st.fragment(run_every=POLL_S)

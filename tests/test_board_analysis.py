@@ -99,6 +99,142 @@ def test_a_frame_checks_its_ids():
     assert board.frame(np.zeros((0, 4)), [], "x").coords.shape == (0, 2)
 
 
+# --- the board's map: replayed from its sentences in arrival order ---------------------------
+
+
+def _arrivals(seed: int = 3, uses: int = 9, layers: int = 4) -> np.ndarray:
+    """(N, U, 12) vectors: near one direction, and from layer to layer a little more apart."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(uses, 12))
+    return np.stack([np.eye(12)[0] * 3 + (0.2 + 0.3 * n) * base + 0.05 * rng.normal(size=(uses, 12))
+                     for n in range(layers)])
+
+
+NAMES = ["input (layer 0)", "layer 1", "layer 2", "layer 3"]
+
+
+def test_the_board_s_map_is_the_same_for_whoever_replays_it():
+    v, ids = _arrivals(), [4, 8, 15, 16, 23, 42, 50, 51, 60]
+    first = board.board_frames(v, ids, NAMES)
+    again = board.board_frames(v.copy(), list(ids), list(NAMES))  # another session, another server
+    assert [f.ids for f in first] == [tuple(ids)] * 4 and [f.layer_name for f in first] == NAMES
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a.coords, b.coords)
+    # resumed from the stack of the first five uses: the same map as replaying them all
+    resumed = board.board_frames(v, ids, NAMES, (5, board.board_frames(v[:, :5], ids[:5], NAMES)))
+    for a, b in zip(first, resumed):
+        np.testing.assert_array_equal(a.coords, b.coords)
+    with pytest.raises(ValueError, match="cannot resume at 5 uses"):
+        board.board_frames(v, ids, NAMES, (5, board.board_frames(v[:, :5], [1, 2, 3, 4, 5], NAMES)))
+    with pytest.raises(ValueError, match="for 4 layers and 9 uses"):
+        board.board_frames(v[:, :3], ids, NAMES)
+
+
+def test_the_map_stays_put_as_sentences_arrive_at_every_layer():
+    old = [[1.0, 0.0], [-1.0, 0.1], [0.0, 0.8], [0.1, -0.8]]  # most spread along the first offset
+    v = np.stack([_near(old + [[0.0, 3.0]]) * [1, 1, 1 + n, 1, 1] for n in range(3)])  # (3, 5, 5)
+    names = NAMES[:3]
+    before = board.board_frames(v[:, :4], range(4), names)
+    after = board.board_frames(v, range(5), names)  # the new use swaps the components of a plain PCA
+    for n in range(3):
+        spread = np.abs(before[n].coords).max()
+        plain = board.project(v[n])
+        assert np.abs(plain[:4] - before[n].coords).max() > 0.5 * spread  # PCA alone moves them
+        assert np.abs(after[n].coords[:4] - before[n].coords).max() < 0.15 * spread, n
+
+
+def test_a_layer_that_only_turns_the_vectors_draws_the_same_map():
+    rng = np.random.default_rng(2)
+    below = rng.normal(size=(6, 8))
+    q, _ = np.linalg.qr(rng.normal(size=(8, 8)))  # an orthogonal map: the same cosines, other directions
+    stack = board.board_frames(np.stack([below, below @ q, -below]), range(6), NAMES[:3])
+    for f in stack[1:]:
+        np.testing.assert_allclose(f.coords, stack[0].coords, atol=1e-9)
+
+
+def test_vectors_read_in_other_batches_draw_the_same_map(embedded_bert):
+    """A server that restarted reads the board's sentences again, all in one batch, where the
+    first read them as they arrived: its map is the same within 1e-6."""
+    from lab.tokenize import split_words
+
+    texts = ["The bank raised interest rates again.", "We sat on the river bank at dusk.",
+             "I paid the cheque into my bank account.", "Fish rest near the muddy bank of the stream.",
+             "The bank lends money to small firms.", "Reeds grew thick along the bank."]
+    uses = [split_words(t).index("bank") for t in texts]
+    live = board.UseVectors()
+    arrived = np.concatenate([live.vectors(embedded_bert, "bert", "embedded", "first", [t], [u])
+                              for t, u in zip(texts, uses)], axis=1)
+    restarted = board.UseVectors().vectors(embedded_bert, "bert", "embedded", "first", texts, uses)
+    names = live.layer_names("bert", "embedded")
+    chains = board.FrameChains()
+    for k in range(1, len(texts) + 1):  # the projector that watched them arrive
+        watched = chains.frames(("bert", "embedded", "first"), list(zip(texts, uses))[:k], range(k),
+                                arrived[:, :k], names)
+    fresh = board.FrameChains().frames(("bert", "embedded", "first"), list(zip(texts, uses)), range(len(texts)),
+                                       restarted, names)
+    for a, b in zip(watched, fresh):
+        np.testing.assert_allclose(a.coords, b.coords, atol=1e-6, rtol=0)
+
+
+def test_the_chains_replay_only_the_new_arrivals(monkeypatch):
+    v, ids = _arrivals(), list(range(9))
+    uses = [(f"sentence {i}", 1) for i in ids]
+    chains = board.FrameChains(max_stacks=3)
+    replayed = board.board_frames(v, ids, NAMES)
+    steps = []
+    real = board.frames
+    monkeypatch.setattr(board, "frames", lambda *a, **k: steps.append(1) or real(*a, **k))
+    chains.frames("m", uses[:7], ids[:7], v[:, :7], NAMES)
+    assert len(steps) == 7
+    got = chains.frames("m", uses, ids, v, NAMES)
+    assert len(steps) == 9  # two more arrivals, two more steps
+    chains.frames("m", uses, ids, v, NAMES)
+    assert len(steps) == 9  # a poll that changed nothing replays nothing
+    for a, b in zip(got, replayed):
+        np.testing.assert_array_equal(a.coords, b.coords)
+    chains.frames("m", [("other", 1)] + uses[1:], ids, v, NAMES)  # other sentences: replayed from the first
+    assert len(steps) == 18 and len(chains) == 3
+    chains.frames("other model", uses[:2], ids[:2], v[:, :2], NAMES)
+    assert len(chains) == 3  # the least recently used stack went
+
+
+def test_one_box_holds_every_layer_and_dots_on_one_point_are_named():
+    v = _arrivals()
+    v[0] = v[0, :1]  # the input layer: every use the same vector
+    stack = board.board_frames(v, range(9), NAMES)
+    centre, half = board.map_range(stack, least=0.5)
+    for f in stack:
+        assert np.all(np.abs(f.coords - centre) <= half)
+    assert half == pytest.approx(1.1 * max(np.abs(f.coords - centre).max() for f in stack))
+    assert board.map_range(stack[:1], least=0.5)[1] == 0.25  # one point: the least box
+    assert board.coincide(stack[0]) and not any(board.coincide(f) for f in stack[1:])
+    assert board.map_note("ELMo", NAMES[0], "bank", stack[0]).startswith(
+        "At the input layer every “bank” is the same vector")
+    assert board.map_note("ELMo", NAMES[1], "bank", stack[1]) == ""
+    assert not board.coincide(board.Frame((1,), np.zeros((1, 2)), "x"))  # one dot is no crowd
+
+
+@pytest.mark.parametrize("model, name, label, tick", [
+    ("ELMo", "input (layer 0)", "ELMo input layer", "input"),
+    ("ELMo", "lstm_outputs1", "ELMo layer 1 (first LSTM)", "1 (first LSTM)"),
+    ("ELMo", "lstm_outputs2", "ELMo layer 2 (second LSTM)", "2 (second LSTM)"),
+    ("BERT", "layer 3", "BERT layer 3", "3"),
+    ("", "layer 3", "layer 3", "3"),
+    ("BERT", "pooled", "BERT pooled", "pooled"),
+])
+def test_layer_names_a_class_can_follow(model, name, label, tick):
+    assert board.layer_label(model, name) == label
+    assert board.layer_tick(name) == tick
+
+
+def test_the_separation_in_plain_words_and_the_counts():
+    measure, how = board.told_apart(["money", "river"])
+    assert measure == "How often a money sentence and a river sentence are told apart"
+    assert "50 % is no better than a coin" in how and "ROC AUC" in how
+    assert board.told_apart(["a", "b", "c"])[0] == "How often two sentences of different senses are told apart"
+    assert board.counts(["money", None, "", "river"], 2) == board.Counts(4, 2, 2)
+
+
 # --- separation --------------------------------------------------------------------------------
 
 

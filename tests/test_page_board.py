@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lab import figures
 from lab.board import analysis
 from lab.board.store import BoardStore
 from lab.models.elmo_io import load_elmo
@@ -136,9 +137,68 @@ def test_the_projector_draws_every_visible_use_in_its_senses_colour(store):
         dots = map_ids(at, family)
         assert dots["money"] == [e.id for e in entries if e.sense == "money"]
         assert dots["river"] == [e.id for e in entries if e.sense == "river"]
-        assert dots["not said"] == [entries[-1].id]
+        assert dots["not sure"] == [entries[-1].id]  # named as the join page offers it
     assert not at.header or "Moderation" not in [h.value for h in at.header]
     assert not at.get("arrow_data_frame") and not at.get("data_editor")
+
+
+def map_coords(at, family) -> dict[int, tuple[float, float]]:
+    """The dots of a board map: sentence id -> (x, y) as drawn."""
+    spec = chart_keyed(at, f"board_map_{family}")
+    return {int(i): (float(x), float(y)) for t in spec["data"] if t.get("customdata") is not None
+            for i, x, y in zip(values(t["customdata"]), values(t["x"]), values(t["y"]))}
+
+
+def assert_same_maps(a, b) -> None:
+    for family in ("bert", "elmo"):
+        one, other = map_coords(a, family), map_coords(b, family)
+        assert sorted(one) == sorted(other), family
+        np.testing.assert_allclose([one[i] for i in sorted(one)], [other[i] for i in sorted(one)], atol=1e-6,
+                                   rtol=0, err_msg=family)
+
+
+def test_every_projector_draws_the_board_s_map_and_so_does_a_restarted_server(store):
+    """A projector that watched the sentences arrive one by one, a second one (or a reload)
+    opened afterwards, and one on a server that restarted (its caches empty: the vectors
+    read again in one batch, the map replayed) draw the same coordinates, at every layer."""
+    import streamlit as st
+
+    board, _ = new_board(store)
+    watcher = page("board", board=board.code)
+    for i, (text, sense) in enumerate(SENTENCES):
+        store.submit(board.id, text, sense, browser=f"b{i}", token=f"t{i}")
+        watcher.run()
+        assert not watcher.exception
+    second = page("board", board=board.code)
+    assert_same_maps(watcher, second)
+    st.cache_resource.clear()  # a restarted server: nothing kept in this process
+    restarted = page("board", board=board.code)
+    assert_same_maps(watcher, restarted)
+    assert len(map_coords(restarted, "elmo")) == len(SENTENCES)
+    for at in (watcher, restarted):  # the layer below, and ELMo's input layer
+        at.select_slider(key="_w_board_layer_bert").set_value(5)
+        at.select_slider(key="_w_board_layer_elmo").set_value(0).run()
+    assert_same_maps(watcher, restarted)
+
+
+def test_the_maps_name_their_layers_keep_one_scale_and_say_when_the_dots_coincide(store):
+    board, _ = new_board(store)
+    fill(store, board)
+    at = page("board", board=board.code)
+    elmo = chart_keyed(at, "board_map_elmo")
+    assert elmo["layout"]["title"]["text"] == "ELMo layer 2 (second LSTM)"
+    assert chart_keyed(at, "board_map_bert")["layout"]["title"]["text"] == "BERT layer 6"
+    slider = at.select_slider(key="_w_board_layer_elmo")
+    assert slider.options == ["input layer", "layer 1 (first LSTM)", "layer 2 (second LSTM)"]
+    top_range = elmo["layout"]["xaxis"]["range"], elmo["layout"]["yaxis"]["range"]
+    assert not elmo["layout"].get("annotations")
+    slider.set_value(0).run()
+    bottom = chart_keyed(at, "board_map_elmo")
+    assert bottom["layout"]["title"]["text"] == "ELMo input layer"
+    assert (bottom["layout"]["xaxis"]["range"], bottom["layout"]["yaxis"]["range"]) == top_range  # one scale
+    (note,) = bottom["layout"]["annotations"]
+    assert "At the input layer every “bank” is the same vector" in note["text"]
+    assert len(set(map_coords(at, "elmo").values())) == 1  # every dot on one point
 
 
 def test_the_separation_chart_plots_labs_aucs(store, embedded_bert):
@@ -154,7 +214,12 @@ def test_the_separation_chart_plots_labs_aucs(store, embedded_bert):
         expected = analysis.separation(vectors, senses, [str(i) for i in range(len(vectors))]).auc
         (trace,) = [t for t in spec["data"] if t.get("name", "").startswith(name)]
         np.testing.assert_allclose(values(trace["y"]), expected, atol=1e-6)
-    assert all(0.0 <= v <= 1.0 for t in spec["data"] for v in values(t["y"]) if t.get("name") != "chance")
+    assert all(0.0 <= v <= 1.0 for t in spec["data"] for v in values(t["y"]))
+    y_title = spec["layout"]["yaxis"]["title"]["text"].replace("<br>", " ")
+    assert y_title == "How often a money sentence and a river sentence are told apart"
+    # one title, the chart's: no heading repeats it
+    assert analysis.told_apart(["money", "river"])[0] in " ".join(c.value for c in at.caption)
+    assert figures.SEPARATION_TITLE not in [h.value for h in at.subheader]
 
 
 def test_too_few_labelled_sentences_say_how_many_more(store):

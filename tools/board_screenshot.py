@@ -1,12 +1,13 @@
 """Take the README's picture of a class board: the projector's view of a room's 20 sentences.
 
-    python tools/board_screenshot.py [--out docs/board.png] [--width 1280] [--height 1000]
+    python tools/board_screenshot.py [--out docs/board.png] [--width 1024] [--height 768]
 
 Starts the app on a free loopback port with a board database of its own (a temporary
 ``LAB_DATA_DIR``), makes a board for "bank" (money / river), sends the sentences below as
 twenty students would (each from a browser of its own), opens the board's projector link
-in projector mode in Debian's Chromium (Playwright) and saves the view of both models'
-maps. The sentences were written for this project.
+in projector mode in Debian's Chromium (Playwright) and saves its first screen, as a 1024x768
+projector shows it: the word, the join code (the links made for an address of the room's
+network) and both models' maps. The sentences were written for this project.
 """
 
 from __future__ import annotations
@@ -47,11 +48,14 @@ ROOM = [
 ]
 
 
+PUBLIC_URL = "http://192.168.1.20:8501"  # an address of a classroom's network, for the join line and QR code
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=str(ROOT / "docs" / "board.png"))
-    p.add_argument("--width", type=int, default=1280)
-    p.add_argument("--height", type=int, default=1000)
+    p.add_argument("--width", type=int, default=1024)
+    p.add_argument("--height", type=int, default=768)
     a = p.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -63,21 +67,14 @@ def main(argv=None) -> int:
         board, _ = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded")
         for i, (text, sense) in enumerate(ROOM):
             store.submit(board.id, text, sense, browser=f"student-{i}", token=f"shot-{i}")
-        with Server(env={"LAB_DATA_DIR": data}) as srv, sync_playwright() as pw:
+        with Server(env={"LAB_DATA_DIR": data, "LAB_PUBLIC_URL": PUBLIC_URL}) as srv, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": a.width, "height": a.height})
             page.set_default_timeout(180_000)
-            # the QR code hidden, as once the room has joined; the sidebar closed, as on a projector
-            page.goto(f"{srv.url}/board?board={board.code}&proj=1&board_qr=0")
-            maps = page.locator('[data-testid="stPlotlyChart"]', has_text="ELMo")
-            maps.first.wait_for()
+            # projector mode closes the sidebar and folds the QR code to the corner
+            page.goto(f"{srv.url}/board?board={board.code}&proj=1")
+            page.locator(".st-key-board_map_elmo .js-plotly-plot .scatterlayer").wait_for()
             page.wait_for_timeout(2500)  # a poll or two: the view is settled
-            page.hover('[data-testid="stSidebar"]')  # its close button shows on hover
-            page.locator('[data-testid="stSidebarCollapseButton"] button').click()
-            page.wait_for_timeout(1500)  # the charts redrawn at the wider page
-            page.locator('[data-testid="stMetric"]').first.evaluate("e => e.scrollIntoView({block: 'start'})")
-            page.mouse.move(640, 450)
-            page.mouse.wheel(0, -80)  # the counts whole, below the app's header
             page.mouse.move(0, 0)  # away from the charts, so their toolbars are hidden
             page.wait_for_timeout(800)
             page.screenshot(path=a.out)

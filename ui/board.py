@@ -205,16 +205,26 @@ def log_failure(what: str, exc: BaseException) -> None:
     logging.getLogger(__name__).error("%s failed", what, exc_info=exc)
 
 
+@st.cache_resource(show_spinner=False)
+def _frame_chains():
+    from lab.board.analysis import FrameChains
+
+    return FrameChains()
+
+
 @dataclass(frozen=True)
 class Room:
     """What the projector draws at one revision of a board: the visible sentences, each
-    model's (layer names, (N, U, C) vectors) of their uses, and each model's separation."""
+    model's (layer names, (N, U, C) vectors) of their uses, its map at every layer
+    (``lab.board.analysis.board_frames``: the same on every projector of the board), and
+    each model's separation."""
 
     revision: tuple[int, int]  # (board id, revision)
     entries: list[Entry]
     waiting: int  # sentences held for the teacher's approval
     found: dict[str, tuple[list[str], np.ndarray]]
     tests: dict[str, analysis.Separation]
+    frames: dict[str, list[analysis.Frame]]  # family -> (N,) frames of ``entries``' uses
 
     @property
     def senses(self) -> list[str | None]:
@@ -224,14 +234,15 @@ class Room:
 def room(board: Board) -> Room:
     """The board at its revision, read and computed once per revision in this session: the
     projector polls every second, and a poll that finds the same revision reads nothing
-    more. A model that cannot load says why and stops the view."""
+    more. The sentences are in arrival order (the store's). A model that cannot load says
+    why and stops the view."""
     at = (board.id, board.revision)
     kept = st.session_state.get("_board_room")
     if kept is not None and kept.revision == at:
         return kept
     every = store().entries(board.id, hidden=False)
     entries = [e for e in every if e.approved]
-    found, tests = {}, {}
+    found, tests, frames = {}, {}, {}
     if not entries:  # load the models now: the room's first sentence must not wait for them
         for family, source in (("bert", board.bert_source), ("elmo", board.elmo_source)):
             model_cache.model(family, source)
@@ -242,6 +253,10 @@ def room(board: Board) -> Room:
             names, vectors = use_vectors(model, family, model.source, board.pool, texts, uses)
             found[family] = (names, vectors)
             tests[family] = analysis.separation(vectors, senses, names)
-    made = Room(at, entries, len(every) - len(entries), found, tests)
+            # replayed from the sentences in arrival order: a server's every session, and every
+            # server, draws this map; the server's chains resume from the last revision's
+            frames[family] = _frame_chains().frames((family, model.source, board.pool), list(zip(texts, uses)),
+                                                    [e.id for e in entries], vectors, names)
+    made = Room(at, entries, len(every) - len(entries), found, tests, frames)
     st.session_state["_board_room"] = made
     return made

@@ -13,8 +13,10 @@ a share of the distance between the vectors. t-SNE and UMAP are stochastic, need
 points before their neighbourhoods mean anything (a class submits a handful to start with),
 and would move dots between two redraws for reasons that are not the model's. A
 component's sign, and which of two near-equal components comes first, are arbitrary: each
-new frame is turned onto the one shown before it (``align_to``), so that a dot moves only
-where the vectors do.
+frame is turned onto a frame before it (``align_to``), so that a dot moves only where the
+vectors do. Which frame is a property of the board, not of whoever looks at it: the turns
+are replayed from the board's visible sentences in arrival order (``board_frames``), so two
+projectors, a reload and a server that took over after another died draw the same map.
 
 Vectors are computed from the stored sentences and kept in ``UseVectors``, a cache: never
 the board's source of truth.
@@ -27,7 +29,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Hashable, Sequence
 
 import numpy as np
 
@@ -35,7 +37,7 @@ from lab import analysis
 from lab.elmo_vs_bert import STORAGE_NOISE, _why_unplaced, align
 from lab.senses import roc_auc
 from lab.tokenize import split_words
-from lab.vectors import LayerVectors
+from lab.vectors import INPUT_LAYER, LayerVectors
 
 # --- vectors ---------------------------------------------------------------------------------
 
@@ -238,6 +240,191 @@ def frames(vectors: np.ndarray, ids: Sequence[int], layer_names: Sequence[str],
     return result
 
 
+def turn_stack(stack: Sequence[Frame], previous: Sequence[Frame]) -> list[Frame]:
+    """Every layer's frame of ``stack`` turned by one rotation or mirror image, fitted on
+    all layers' uses that ``previous`` (the same layers, fewer uses) holds too: (N,) frames.
+
+    The fit (orthogonal Procrustes, as ``align_to``) sums every layer's shared uses, each
+    layer centred on its own: a layer whose uses sit on one point adds nothing. One turn
+    for all layers keeps the turns between the layers of ``stack``; each layer then moves
+    so that its shared uses' centre stays where it was. Where the shared uses give nothing
+    to turn by (one use, or all on one point), only that move; where they lie on one line
+    in every layer, the rotation is kept over the mirror image that fits as well.
+    """
+    if len(stack) != len(previous):
+        raise ValueError(f"{len(stack)} layers to turn onto {len(previous)}")
+    m = np.zeros((2, 2))
+    centres = []
+    for now, before in zip(stack, previous):
+        where = {i: k for k, i in enumerate(before.ids)}
+        shared = [(k, where[i]) for k, i in enumerate(now.ids) if i in where]
+        if not shared:
+            centres.append(None)
+            continue
+        a = now.coords[[k for k, _ in shared]]  # (S, 2)
+        b = before.coords[[j for _, j in shared]]  # (S, 2)
+        a_mean, b_mean = a.mean(axis=0), b.mean(axis=0)
+        m += (a - a_mean).T @ (b - b_mean)  # (2, S) @ (S, 2) -> (2, 2)
+        centres.append((a_mean, b_mean))
+    u, singular, vt = np.linalg.svd(m)
+    r = np.eye(2)
+    if singular[0] > 1e-12:
+        r = u @ vt  # (2, 2) orthogonal
+        if singular[1] <= 1e-9 * singular[0] and np.linalg.det(r) < 0:
+            r = u @ np.diag([1.0, -1.0]) @ vt
+    turned = []
+    for now, centre in zip(stack, centres):
+        a_mean, b_mean = centre if centre is not None else (np.zeros(2), np.zeros(2))
+        turned.append(Frame(now.ids, (now.coords - a_mean) @ r + b_mean, now.layer_name))
+    return turned
+
+
+def board_frames(vectors: np.ndarray, ids: Sequence[int], layer_names: Sequence[str],
+                 start: tuple[int, Sequence[Frame]] | None = None) -> list[Frame]:
+    """The board's map at every layer: (N, U, C) vectors of the uses ``ids``, in the order
+    they arrived, -> (N,) frames of all U uses.
+
+    Replayed one arrival at a time: the first k uses make a stack of frames, layer 0 as
+    ``project`` places it and each next layer turned onto the one below (``frames``); that
+    stack is turned as one onto the stack of the first k - 1 uses (``turn_stack``). So the
+    map at any layer stays put as sentences arrive, a slider over the layers moves a dot only
+    as far as its vector moves, and the whole map is a function of the vectors and their
+    order alone: anyone who replays it draws the same picture. ``start`` = (k, the stack of
+    the first k uses, as this function returned it) resumes the replay there, with the same
+    result as replaying from the first use.
+    """
+    v = np.asarray(vectors)
+    ids = tuple(int(i) for i in ids)
+    if v.ndim != 3 or v.shape[:2] != (len(layer_names), len(ids)):
+        raise ValueError(f"board_frames needs (N, U, C) vectors for {len(layer_names)} layers and {len(ids)} "
+                         f"uses, got shape {v.shape}")
+    done, stack = start if start is not None else (0, [])
+    stack = list(stack)
+    if not 0 <= done <= len(ids) or (done and [f.ids for f in stack] != [ids[:done]] * len(layer_names)):
+        raise ValueError(f"a replay cannot resume at {done} uses from frames of other uses")
+    if not ids:
+        return frames(v, ids, layer_names)
+    for k in range(done + 1, len(ids) + 1):
+        now = frames(v[:, :k], ids[:k], layer_names)  # (N,) frames of the first k uses
+        stack = turn_stack(now, stack) if stack else now
+    return stack
+
+
+# Stacks kept per ``FrameChains``: one per model and sentence list seen lately (a board's
+# revisions); a 7-layer stack of 60 uses is 7 KB.
+STACKS_KEPT = 512
+
+
+class FrameChains:
+    """``board_frames`` remembered by their uses, so that a board's next revision (a sentence
+    more) replays only the new arrival, and a poll that changed nothing replays nothing.
+
+    ``frames(model, uses, ids, vectors, layer_names)``: ``model`` names the model and its
+    pooling, ``uses[i]`` what makes use i's vector (its sentence and the word's index): the
+    stack of the first k uses is kept under (model, uses[:k], ids[:k]) and resumed from the
+    longest such prefix found. An in-process LRU of ``max_stacks`` stacks, safe to share
+    between threads; the replay runs outside the lock.
+    """
+
+    def __init__(self, max_stacks: int = STACKS_KEPT):
+        self.max_stacks = max_stacks
+        self._stacks: OrderedDict[tuple, list[Frame]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._stacks)
+
+    def frames(self, model: Hashable, uses: Sequence[Hashable], ids: Sequence[int], vectors: np.ndarray,
+               layer_names: Sequence[str]) -> list[Frame]:
+        ids = tuple(int(i) for i in ids)
+        if len(uses) != len(ids):
+            raise ValueError(f"{len(uses)} uses for {len(ids)} ids")
+        keys = [(model, tuple(layer_names), tuple(zip(uses[:k], ids[:k]))) for k in range(len(ids) + 1)]
+        start = None
+        with self._lock:
+            for k in range(len(ids), 0, -1):
+                if keys[k] in self._stacks:
+                    self._stacks.move_to_end(keys[k])
+                    start = (k, self._stacks[keys[k]])
+                    break
+        if start is not None and start[0] == len(ids):
+            return list(start[1])
+        result = board_frames(vectors, ids, layer_names, start)
+        with self._lock:
+            self._stacks[keys[-1]] = result
+            self._stacks.move_to_end(keys[-1])
+            while len(self._stacks) > self.max_stacks:
+                self._stacks.popitem(last=False)
+        return list(result)
+
+
+def map_range(stack: Sequence[Frame], least: float = 0.5, room: float = 1.1) -> tuple[np.ndarray, float]:
+    """One box for a model's maps at every layer: (centre (2,), half its side), from the
+    extent of all layers' dots together, ``room`` times that and at least ``least`` wide.
+    Drawn at this range at every layer, a map shows a spread that grows or shrinks from one
+    layer to the next ("bunched at the input layer") as it is."""
+    points = [np.asarray(f.coords, float).reshape(-1, 2) for f in stack]
+    points = np.vstack(points) if points else np.zeros((0, 2))
+    if not len(points):
+        return np.zeros(2), least / 2
+    centre = (points.max(axis=0) + points.min(axis=0)) / 2
+    return centre, max(least / 2, room * float(np.abs(points - centre).max()))
+
+
+def coincide(frame: Frame, tolerance: float = 1e-9) -> bool:
+    """Whether the frame's dots (two or more) all sit on one point: ``project`` puts uses
+    whose vectors differ by ``STORAGE_NOISE`` or less on one point."""
+    points = np.asarray(frame.coords, float).reshape(-1, 2)
+    return len(points) >= 2 and float(np.abs(points - points.mean(axis=0)).max()) <= tolerance
+
+
+_ELMO_LAYERS = {"lstm_outputs1": "layer 1 (first LSTM)", "lstm_outputs2": "layer 2 (second LSTM)"}
+
+
+def layer_label(model: str, name: str) -> str:
+    """A layer's name as a class reads it on the projector: "ELMo layer 1 (first LSTM)",
+    "BERT layer 3", "BERT input layer" ("input layer" with no ``model``). ``model``: the
+    model's name as people write it ("BERT", "ELMo"); ``name``: the layer's name in the
+    model's output (``layer_names``, which the downloads keep)."""
+    return " ".join(filter(None, [model, "input layer" if name == INPUT_LAYER else _ELMO_LAYERS.get(name, name)]))
+
+
+def layer_tick(name: str) -> str:
+    """A layer's short name on an axis that says "layer" in its title: "input", "3",
+    "1 (first LSTM)"."""
+    if name == INPUT_LAYER:
+        return "input"
+    shown = _ELMO_LAYERS.get(name, name)
+    return shown[len("layer "):] if shown.startswith("layer ") else shown
+
+
+def map_note(model: str, name: str, word: str, frame: Frame) -> str:
+    """What a map needs said beside it: where all its dots sit on one point, that every use
+    of the word is one vector there (at the input layer, because the layer reads the word
+    alone); else nothing ("")."""
+    if not coincide(frame):
+        return ""
+    if name == INPUT_LAYER:
+        return (f"At the input layer every “{word}” is the same vector: {model} has not read the sentence yet, "
+                "so all the dots sit on one point.")
+    return f"At {layer_label(model, name)} every “{word}” is the same vector: all the dots sit on one point."
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the projector counts: sentences shown, those with a sense, those held."""
+
+    sentences: int
+    with_sense: int
+    waiting: int
+
+
+def counts(senses: Sequence[str | None], waiting: int) -> Counts:
+    """The counts of a board's shown uses (``senses``: each one's sense, None or "": not
+    said) and of the sentences held for the teacher's approval."""
+    return Counts(len(senses), sum(bool(s) for s in senses), int(waiting))
+
+
 # --- how well each layer sorts the senses ----------------------------------------------------
 
 
@@ -293,3 +480,17 @@ def separation(vectors: np.ndarray, senses: Sequence[str | None], layer_names: S
     return Separation(list(layer_names), auc, labelled, 0,
                       f"ROC AUC over {len(same)} pairs of {len(keep)} sentences with a sense: {int(same.sum())} "
                       f"same-sense pairs, {int(len(same) - same.sum())} different-sense.")
+
+
+def told_apart(sense_names: Sequence[str]) -> tuple[str, str]:
+    """The separation in plain words, for the board's senses: (the measure's name on the
+    chart, one sentence that says how it is worked out and what its ends mean)."""
+    names = [str(s) for s in sense_names]
+    if len(names) == 2:
+        measure = f"How often a {names[0]} sentence and a {names[1]} sentence are told apart"
+    else:
+        measure = "How often two sentences of different senses are told apart"
+    how = ("For every two pairs of sentences, one pair of the same sense and one of different senses, the model "
+           "is right when the same-sense pair is the closer one (by cosine, at that layer). 100 % is right "
+           "every time; 50 % is no better than a coin (chance). Statisticians call this the ROC AUC.")
+    return measure, how
