@@ -15,6 +15,9 @@ from lab.figures.layout import _figure
 from lab.figures.theme import OKABE_ITO, label, style, tick_label
 
 
+STRIP_TICKS = {False: 32, True: 16}  # the most dimension ticks under a strip (normal, projector look)
+
+
 def shape_note(letters: str, shape: Sequence[int]) -> str:
     """'(T, D) = (10, 16)': a figure's shape in letters and in numbers."""
     return f"({', '.join(letters)}) = ({', '.join(str(n) for n in shape)})"
@@ -36,6 +39,10 @@ def vector_strip(rows: np.ndarray, row_labels: Sequence[str], title: str, letter
                   model_label, projector, x_title="dimension", zrange=(-top, top),
                   colorscale=style(projector)["diverging"], show_values=False, value_name="value",
                   clickable=clickable)
+    # a tick every ``step`` dimensions: 64 or 384 numbers do not fit under a strip side by side
+    step = next(k for k in (1, 2, 4, 8, 16, 32, 64, 128) if z.shape[1] / k <= STRIP_TICKS[projector])
+    ticks = list(range(0, z.shape[1], step))
+    fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext = ticks, [str(d) for d in ticks]
     row_px = 40 if projector else 26
     m = fig.layout.margin
     fig.layout.height = int(m.t + m.b + row_px * z.shape[0] + (70 if projector else 50))  # the x axis's title
