@@ -60,7 +60,7 @@ def _labels(tokens, positions) -> list[str]:
 # --- how one weight is computed (drawn at the end of sections 1 and 2) --------------------
 
 
-STEP_KINDS = ("block", "bert")
+STEP_WIDTH = 0.7  # a step figure's share of a full-width chart in projector mode (its title's wrap)
 state.register(att_steps_block=False, att_steps_bert=False, att_sq_block=-1, att_sq_bert=-1,
                att_sk_block=-1, att_sk_bert=-1, att_temp_block=1.0, att_temp_bert=1.0)
 state.reset_when_changed(tuple(fr.sentences), att_sq_block=-1, att_sq_bert=-1, att_sk_block=-1, att_sk_bert=-1)
@@ -121,9 +121,18 @@ def how_one_weight(kind: str, layer: int = 0, head: int = 0) -> None:
         _weight_steps(kind, tokens[row], mask[row], steps, row, row_name, head, where, label, x_what)
 
 
+# a resource: K and V stay the same while a class clicks through the queries of a head
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _kept_strip(*args, **kwargs):
+    return figures.vector_strip(*args, **kwargs)
+
+
 def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, x_what) -> None:
     """The steps of one query in one head, each figure with its shape."""
     proj = fr.projector
+    # the share of a full-width chart each figure gets, for wrapping its title: in projector
+    # mode a 1024-px screen with the sidebar open; otherwise two columns side by side
+    full, half = (STEP_WIDTH, STEP_WIDTH) if proj else (1.0, 0.5)
     real = [p for p in range(len(tokens)) if mask[p]]
     content = [p for p in real if tokens[p] not in analysis.SPECIAL]
     query = token_picker(f"att_sq_{kind}", "Query token", [tokens[p] for p in real], (content or real)[0],
@@ -137,27 +146,26 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
     picked = state.get(f"att_sk_{kind}")
     key = picked if 0 <= picked < T else w.largest
     pick_key = clicks.pick(f"att_sk_{kind}", list(range(T)))
-    charts.show(figures.vector_strip(w.x[None], [q_tok], f'1 · x: {x_what} at "{q_tok}"', "1C", label, proj),
+    charts.show(figures.vector_strip(w.x[None], [q_tok], f'1 · x: {x_what} at "{q_tok}"', "1C", label, proj,
+                                     width=full),
                 key=f"att_sx_{kind}")
     charts.show(figures.vector_strip(np.stack([w.q]), [q_tok], f'2 · q = x W_Q for "{q_tok}", head {head + 1}',
-                                     "1D", label, proj), key=f"att_sqv_{kind}")
+                                     "1D", label, proj, width=full), key=f"att_sqv_{kind}")
     c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
     for col, name, arr, part in ((c1, "K = X W_K", w.keys, "keys"), (c2, "V = X W_V", w.values, "values")):
         with col:
             ck = f"att_s{part}_{kind}"
-            charts.show(figures.vector_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj,
-                                             clickable=True),
-                        key=ck, selection_mode="points", on_select=clicks.on_click(ck, y=pick_key))
+            charts.show(_kept_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj, width=half), key=ck)
     c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
     with c1:
         ck = f"att_sdot_{kind}"
         charts.show(figures.key_bars(w.dots, tokens, f"3 · q · k_j for every key j · {figures.shape_note('T', (T,))}",
-                                     label, proj, selected=key, y_title="q · k_j"),
+                                     label, proj, selected=key, y_title="q · k_j", width=half),
                     key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     with c2:
         ck = f"att_sscaled_{kind}"
         charts.show(figures.key_bars(w.scores, tokens, f"3 · divided by √D = √{D}: × {w.scale:.4f}", label, proj,
-                                     selected=key, y_title="score"),
+                                     selected=key, y_title="score", width=half),
                     key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     bias = w.bias[w.padded][0] if w.padded.any() and masked else 0.0
     ck = f"att_smask_{kind}"
@@ -167,7 +175,7 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
                   "4 · the mask: this row has no padding, so it adds 0 everywhere")
     charts.show(figures.key_bars(w.scores + np.where(w.padded & masked, 0, w.bias), tokens, mask_title, label, proj,
                                  crossed=w.padded & masked, cross_text=f"{bias:.0e}", selected=key,
-                                 y_title="score + mask"),
+                                 y_title="score + mask", width=full),
                 key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     if kind == "bert" and w.padded.any():
         st.caption("BERT has no switch to turn its mask off: it was trained with it.")
@@ -185,21 +193,22 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
     ck = f"att_ssoft_{kind}"
     charts.show(figures.key_bars(w.weights, tokens, f'5 · softmax: the weights sum to {w.weight_sum:.6f}; largest '
                                  f'"{tokens[top]}" {w.weights[top]:.3f}{what_if}', label, proj, selected=key,
-                                 y_title="weight"),
+                                 y_title="weight", width=full),
                 key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     if w.padded.any():
         largest_pad = float(w.weights[w.padded].max())
         st.markdown(f"Weight on the padded keys: **{largest_pad:.6f}** at most"
                     + (" — exactly zero." if largest_pad == 0 else " — real weight, taken from the real words."))
     charts.show(figures.vector_strip(w.output[None], [q_tok], f'6 · output = Σ_j w_j v_j for "{q_tok}"{what_if}',
-                                     "1D", label, proj), key=f"att_sout_{kind}")
+                                     "1D", label, proj, width=full), key=f"att_sout_{kind}")
     st.caption("The keys that add most to the output (the length of w_j v_j): "
                + ", ".join(f"**{md_escape(tokens[j])}** ({w.contributions[j]:.3f})" for j in w.top(3)) + ".")
-    token_picker(f"att_sk_{kind}", "Key for the neuron view (or click a bar or a row)", tokens, key)
+    token_picker(f"att_sk_{kind}", "Key for the neuron view (or click a bar)", tokens, key)
     n = w.neuron(key)
     charts.show(figures.vector_strip(n, ["q", f"k ({tokens[key]})", "q * k"],
                                      f'7 · neuron view, key "{tokens[key]}": the products sum to q · k = '
-                                     f"{w.dots[key]:.3f}, score {w.scores[key]:.3f}", "3D", label, proj),
+                                     f"{w.dots[key]:.3f}, score {w.scores[key]:.3f}", "3D", label, proj,
+                                     width=full),
                 key=f"att_sneuron_{kind}")
 
 

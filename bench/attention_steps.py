@@ -16,16 +16,18 @@ nothing.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.browser import row, timed_in_page, wait_idle
+from bench.browser import clicks as head_view_clicks, row, timed_in_page, wait_idle
 from bench.session import Server, parser
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
 SOFTMAX = "5 · softmax"
+SCREENS = 8  # screenshots of the projector view, 700 px apart
 
 
 def query_pills(pg, model: str):
@@ -70,17 +72,27 @@ def main(argv=None) -> int:
             clicks(pg, url, a.model, 3, SOFTMAX)  # the first clicks fill the caches
             softmax = clicks(pg, url, a.model, a.clicks, SOFTMAX)
             every = clicks(pg, url, a.model, a.clicks, None)
-            print(f"app: {a.root.resolve()}; the {a.model}'s section")
+            # the same machine's yardstick, in the same run: the head view's query click, sections closed
+            head = head_view_clicks(pg, f"{srv.url}/attention", "attention", a.clicks)
+            print(f"app: {a.root.resolve()}; the {a.model}'s section; load average {os.getloadavg()[0]:.1f}")
             print(row("click a query -> softmax bars redrawn", softmax))
             print(row("click a query -> every chart redrawn", every))
+            print(row("head view's query click (sections closed)", head))
             if a.screenshot:
                 shot = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
                 shot.goto(f"{url}&proj=1")
                 shot.locator('[data-testid="stPlotlyChart"]', has_text=SOFTMAX).first.wait_for(timeout=180_000)
                 wait_idle(shot)
-                shot.locator('[data-testid="stExpander"]', has_text="How one weight").first.screenshot(
-                    path=str(a.screenshot))
-                print(f"screenshot: {a.screenshot}")
+                section = shot.locator('[data-testid="stExpander"]', has_text="How one weight").first
+                section.scroll_into_view_if_needed()
+                top = section.bounding_box()["y"]
+                shot.mouse.move(700, 400)  # over the page, not the sidebar: the wheel scrolls the page
+                for i in range(SCREENS):  # the section, a screen at a time, as the room sees it
+                    shot.mouse.wheel(0, top if i == 0 else 700)
+                    shot.wait_for_timeout(1500)
+                    path = a.screenshot.with_name(f"{a.screenshot.stem}-{i + 1}{a.screenshot.suffix}")
+                    shot.screenshot(path=str(path))
+                    print(f"screenshot: {path}")
             browser.close()
     finally:
         srv.stop()

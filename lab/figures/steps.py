@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lab.figures.heatmaps import heatmap
-from lab.figures.layout import _figure
+from lab.figures.layout import _figure, _title
 from lab.figures.theme import OKABE_ITO, label, style, tick_label
 
 
@@ -24,10 +24,11 @@ def shape_note(letters: str, shape: Sequence[int]) -> str:
 
 
 def vector_strip(rows: np.ndarray, row_labels: Sequence[str], title: str, letters: str, model_label: str,
-                 projector: bool = False, clickable: bool = False) -> go.Figure:
+                 projector: bool = False, clickable: bool = False, width: float = 1.0) -> go.Figure:
     """A heat strip: one row per vector (N, D), one column per dimension, coloured on a
     scale symmetric about 0; its shape (``letters``, e.g. "TD") written in the title.
-    ``clickable`` lets a click on a row pick it (as ``heatmap``)."""
+    ``clickable`` lets a click on a row pick it (as ``heatmap``); ``width``: the share of
+    the page's chart width it gets (its title wraps to it)."""
     z = np.asarray(rows, float)
     if z.ndim != 2 or z.shape[0] != len(row_labels) or len(letters) != 2:
         raise ValueError(f"a strip needs (N, D) rows with N = {len(row_labels)} labels and two shape "
@@ -43,6 +44,11 @@ def vector_strip(rows: np.ndarray, row_labels: Sequence[str], title: str, letter
     step = next(k for k in (1, 2, 4, 8, 16, 32, 64, 128) if z.shape[1] / k <= STRIP_TICKS[projector])
     ticks = list(range(0, z.shape[1], step))
     fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext = ticks, [str(d) for d in ticks]
+    if width != 1.0:  # the title wrapped to the narrower chart, the top margin grown by its extra lines
+        full = f"{title} · {shape_note(letters, z.shape)}"
+        before = fig.layout.title.text.count("<br>")
+        fig.layout.title.text = _title(full, model_label, projector, width)["text"]
+        fig.layout.margin.t += style(projector)["title_line"] * (fig.layout.title.text.count("<br>") - before)
     row_px = 40 if projector else 26
     m = fig.layout.margin
     fig.layout.height = int(m.t + m.b + row_px * z.shape[0] + (70 if projector else 50))  # the x axis's title
@@ -51,11 +57,11 @@ def vector_strip(rows: np.ndarray, row_labels: Sequence[str], title: str, letter
 
 def key_bars(values: np.ndarray, tokens: Sequence[str], title: str, model_label: str, projector: bool = False,
              crossed: np.ndarray | None = None, cross_text: str = "", y_title: str = "",
-             selected: int | None = None) -> go.Figure:
+             selected: int | None = None, width: float = 1.0) -> go.Figure:
     """One bar per key (T,), positions on the x axis under the key tokens. ``crossed`` (T,)
     keys get no bar but a cross at 0 labelled ``cross_text`` (the mask's bias: a bar of
     -10^9 would flatten every other). ``selected`` is drawn in the outline colour. A click
-    on a bar or a cross picks its key (x = position)."""
+    on a bar or a cross picks its key (x = position). ``width`` as for ``vector_strip``."""
     v = np.asarray(values, float)
     T = len(tokens)
     crossed = np.zeros(T, bool) if crossed is None else np.asarray(crossed, bool)
@@ -79,7 +85,7 @@ def key_bars(values: np.ndarray, tokens: Sequence[str], title: str, model_label:
             text=[cross_text] * int(crossed.sum()), textposition="top center", textfont={"size": s["tick"]},
             customdata=[names[i] for i in xs[crossed]],
             hovertemplate="%{customdata}: masked, " + label(cross_text) + "<extra></extra>"))
-    return _figure(traces, title, model_label, projector, numeric_axes=("y",), clickmode="event+select",
+    return _figure(traces, title, model_label, projector, numeric_axes=("y",), width=width, clickmode="event+select",
                    dragmode=False,
                    xaxis={"tickvals": list(xs), "ticktext": [label(tick_label(t)) for t in tokens],
                           "title": {"text": "key j"}, "tickfont": {"size": s["tick"]}, "range": [-0.6, T - 0.4]},
