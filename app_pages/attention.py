@@ -169,12 +169,12 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
                     key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     bias = w.bias[w.padded][0] if w.padded.any() and masked else 0.0
     ck = f"att_smask_{kind}"
-    mask_title = (f"4 · the mask adds {bias:.0e} to the {int(w.padded.sum())} padded keys (crosses)"
+    mask_title = (f"4 · the mask adds {figures.power_of_ten(bias)} to the {int(w.padded.sum())} padded keys (crosses)"
                   if masked and w.padded.any() else
                   "4 · the mask is off: the padded keys keep their scores" if w.padded.any() else
                   "4 · the mask: this row has no padding, so it adds 0 everywhere")
     charts.show(figures.key_bars(w.scores + np.where(w.padded & masked, 0, w.bias), tokens, mask_title, label, proj,
-                                 crossed=w.padded & masked, cross_text=f"{bias:.0e}", selected=key,
+                                 crossed=w.padded & masked, cross_text=figures.power_of_ten(bias), selected=key,
                                  y_title="score + mask", width=full),
                 key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     if kind == "bert" and w.padded.any():

@@ -143,7 +143,8 @@ def test_key_bars_draw_the_mask_as_crosses_and_strips_write_their_shape(block):
     fig = figures.key_bars(w.scores, w.tokens, "scores", "m", crossed=w.padded, cross_text="-1e+09", selected=1)
     bars, crosses = fig.data
     assert list(bars.x) == list(np.flatnonzero(~w.padded)) and list(crosses.x) == list(np.flatnonzero(w.padded))
-    assert set(crosses.text) == {"-1e+09"} and list(crosses.y) == [0.0] * int(w.padded.sum())
+    n = int(w.padded.sum())
+    assert list(crosses.text) == ["-1e+09"] + [""] * (n - 1) and list(crosses.y) == [0.0] * n
     np.testing.assert_allclose(bars.y, w.scores[~w.padded])
     strip = figures.vector_strip(w.keys, w.tokens, "K", "TD", "m", projector=True)
     assert f"(T, D) = ({len(w.tokens)}, {len(w.q)})" in strip.layout.title.text
@@ -152,6 +153,11 @@ def test_key_bars_draw_the_mask_as_crosses_and_strips_write_their_shape(block):
         figures.key_bars(w.scores[:3], w.tokens, "t", "m")
     with pytest.raises(ValueError, match="labels"):
         figures.vector_strip(w.keys, ["a"], "K", "TD", "m")
+
+
+def test_powers_of_ten_are_written_as_prose_writes_them():
+    assert [figures.power_of_ten(v) for v in (nn.MASK_BIAS, 1e3, 0.01, -2.5, 0.0)] == ["−10⁹", "10³", "10⁻²",
+                                                                                      "-2.5", "0"]
 
 
 def test_the_quiz_asks_for_the_largest_weight():

@@ -58,8 +58,8 @@ def step_figures(projector: bool) -> dict:
         "keys": figures.vector_strip(w.keys, w.tokens, "2 · K = X W_K: every token", "TD", m, p, clickable=True),
         "dots": figures.key_bars(w.dots, w.tokens, f"3 · q · k_j for every key j · {figures.shape_note('T', (T,))}",
                                  m, p, selected=8, y_title="q · k_j"),
-        "mask": figures.key_bars(np.where(w.padded, 0, w.scores), w.tokens, "4 · the mask adds -1e+09 to the 2 "
-                                 "padded keys (crosses)", m, p, crossed=w.padded, cross_text="-1e+09",
+        "mask": figures.key_bars(np.where(w.padded, 0, w.scores), w.tokens, "4 · the mask adds −10⁹ to the 2 "
+                                 "padded keys (crosses)", m, p, crossed=w.padded, cross_text="−10⁹",
                                  y_title="score + mask"),
         "softmax": figures.key_bars(w.weights, w.tokens, f'5 · softmax: the weights sum to {w.weight_sum:.6f}; '
                                     'largest "interest" 0.377 — temperature 4, NOT THE MODEL', m, p, y_title="weight"),

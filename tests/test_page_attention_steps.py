@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lab import figures
 from lab.lesson import DEMOS
 from lab.models.layers import MASK_BIAS
 from lab.models.transformer import run_block
@@ -70,7 +71,8 @@ def test_the_lesson_padding_step_opens_the_section_on_a_padded_key():
     at.toggle(key="_w_att_mask").set_value(True)
     rerun(at)
     assert crosses(at, "att_smask_block") == [8, 9]
-    assert chart_keyed(at, "att_smask_block")["data"][1]["text"][0] == f"{MASK_BIAS:.0e}"
+    labels = chart_keyed(at, "att_smask_block")["data"][1]["text"]
+    assert labels == [figures.power_of_ten(MASK_BIAS), ""] == ["−10⁹", ""]
     weights = bars(at, "att_ssoft_block")
     assert weights[8] == weights[9] == 0.0 and abs(sum(weights.values()) - 1) < 1e-6
     assert "exactly zero" in texts(at)

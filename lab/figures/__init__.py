@@ -80,6 +80,7 @@ from lab.figures.attention import (  # noqa: F401 - the package's public names
 )
 from lab.figures.steps import (  # noqa: F401 - the package's public names
     key_bars,
+    power_of_ten,
     shape_note,
     vector_strip,
 )

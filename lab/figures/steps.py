@@ -18,6 +18,15 @@ from lab.figures.theme import OKABE_ITO, label, style, tick_label
 STRIP_TICKS = {False: 32, True: 16}  # the most dimension ticks under a strip (normal, projector look)
 
 
+def power_of_ten(value: float) -> str:
+    """-1e9 as "−10⁹" (a mask's bias as prose writes it); any other number as ``:g`` writes it."""
+    exponent = int(round(np.log10(abs(value)))) if value else 0
+    if value and 10.0 ** exponent == abs(value):
+        sign = "−" if value < 0 else ""
+        return sign + "10" + str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{value:g}"
+
+
 def shape_note(letters: str, shape: Sequence[int]) -> str:
     """'(T, D) = (10, 16)': a figure's shape in letters and in numbers."""
     return f"({', '.join(letters)}) = ({', '.join(str(n) for n in shape)})"
@@ -48,7 +57,9 @@ def vector_strip(rows: np.ndarray, row_labels: Sequence[str], title: str, letter
         full = f"{title} · {shape_note(letters, z.shape)}"
         before = fig.layout.title.text.count("<br>")
         fig.layout.title.text = _title(full, model_label, projector, width)["text"]
-        fig.layout.margin.t += style(projector)["title_line"] * (fig.layout.title.text.count("<br>") - before)
+        lines = fig.layout.title.text.count("<br>")
+        # a line more of room for each line past three: the two type sizes' lines add up taller
+        fig.layout.margin.t += style(projector)["title_line"] * (lines - before + max(lines - 3, 0))
     row_px = 40 if projector else 26
     m = fig.layout.margin
     fig.layout.height = int(m.t + m.b + row_px * z.shape[0] + (70 if projector else 50))  # the x axis's title
@@ -82,7 +93,9 @@ def key_bars(values: np.ndarray, tokens: Sequence[str], title: str, model_label:
             x=xs[crossed], y=np.zeros(int(crossed.sum())), mode="markers+text", showlegend=False,
             marker={"symbol": "x-thin-open", "size": s["marker"] * 2,
                     "line": {"width": s["line"], "color": OKABE_ITO[7]}},
-            text=[cross_text] * int(crossed.sum()), textposition="top center", textfont={"size": s["tick"]},
+            # written once, over the first cross: side by side the labels would run into each other
+            text=[cross_text] + [""] * (int(crossed.sum()) - 1), textposition="top center",
+            textfont={"size": s["tick"]},
             customdata=[names[i] for i in xs[crossed]],
             hovertemplate="%{customdata}: masked, " + label(cross_text) + "<extra></extra>"))
     return _figure(traces, title, model_label, projector, numeric_axes=("y",), width=width, clickmode="event+select",
