@@ -45,6 +45,7 @@ def test_no_click_on_the_step_sections_breaks_the_page(served_app, page, mode):
     if not EVERY_CONTROL:  # the sample: one control of each kind and label, in a seeded order
         monkey.rng.shuffle(ours)
         ours = list({(c.kind, next((t for t in LABELS if t in c.label), "strip")): c for c in ours}.values())
+    ours.sort(key=lambda c: c.kind == "expander")  # last: folding a section takes its controls away
     clicked = sum(monkey.click(c) for c in ours)
     assert clicked >= 4, monkey.done
 
