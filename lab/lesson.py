@@ -69,11 +69,14 @@ DEMOS = (
     ),
     Demo(
         title="Padding must be masked", minutes=5,
-        view="a Transformer block with its padding mask off",
+        view="a Transformer block with its padding mask off, one weight step by step",
         question="The shorter sentence was filled up with `[PAD]`. Will its words attend to the padding?",
         look_for="With the mask off they give a share of their attention to `[PAD]` (the red notice says "
-                 "how much); switch *Padding mask on* and those columns become exactly 0.",
-        page="attention", params=(("att_mask", "0"), _PROJECTOR),
+                 "how much). Step by step, a `[PAD]` key is selected: its score is a real bar and the "
+                 "softmax gives it a real weight (the line under the bars says how much); switch "
+                 "*Padding mask on* and the mask's −10⁹ (a cross) makes that weight exactly 0.",
+        page="attention", params=(("att_mask", "0"), ("att_steps_block", "1"), ("att_sk_block", "8"), _QUIZ,
+                                   _PROJECTOR),
     ),
     Demo(
         title="One sentence looks at the other", minutes=3,

@@ -64,3 +64,13 @@ def best_separating(models: dict[str, tuple[Sequence[str], Sequence[float]]]) ->
     where = f"{next(iter(models))} layer" if len(models) == 1 else "layer of either model"
     return Question(f"At which {where} are our sentences sorted most like our senses (highest ROC AUC)?",
                     tuple(choices), int(np.argmax(values)))
+
+
+def most_weight(query: str, keys: Sequence[str], weights: Sequence[float]) -> Question:
+    """"Which key will get the most weight?" before a head's softmax is drawn: the choices
+    are the keys ("position · token", so a repeated word is told apart), the answer the
+    largest weight (the first on ties)."""
+    if len(keys) != len(weights) or not len(keys):
+        raise ValueError(f"{len(weights)} weights for {len(keys)} keys")
+    return Question(f"Which key will “{query}” give the most weight?",
+                    tuple(f"{j} · {k}" for j, k in enumerate(keys)), int(np.argmax(weights)))

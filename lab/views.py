@@ -397,3 +397,109 @@ def padding_check(attn: np.ndarray, padding_mask: np.ndarray) -> PaddingCheck:
         return PaddingCheck(0, 0.0, 0.0)
     return PaddingCheck(int(padded.sum()), float(attn[:, padded].max()),
                         float(attn[~padded][:, padded].sum(axis=1).mean()))
+
+
+# --- one weight, step by step ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WeightSteps:
+    """How one query's attention weights come to be in one head, the model's own numbers.
+
+    T keys (padding included), D head size, C width. ``x`` (C,) the query's input row;
+    ``q`` (D,); ``keys`` and ``values`` (T, D); ``dots`` (T,) q . k_j; ``scale`` 1/sqrt(D);
+    ``scores`` (T,) the model's dots * scale; ``bias`` (T,) what the mask adds (0, or the
+    model's mask bias on padded keys; all 0 with the mask off); ``padded`` (T,) bool;
+    ``weights`` (T,) softmax(scores / temperature + bias), the model's own at temperature 1;
+    ``output`` (D,) sum_j weights_j v_j, the head's context vector at temperature 1.
+    """
+
+    tokens: list[str]
+    query: int
+    head: int
+    x: np.ndarray
+    q: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    dots: np.ndarray
+    scale: float
+    scores: np.ndarray
+    bias: np.ndarray
+    padded: np.ndarray
+    masked: bool
+    temperature: float
+    weights: np.ndarray
+    output: np.ndarray
+
+    @property
+    def model_numbers(self) -> bool:
+        """True at temperature 1: the weights and output are the model's, not a what-if."""
+        return self.temperature == 1.0
+
+    @property
+    def weight_sum(self) -> float:
+        return float(self.weights.astype(np.float64).sum())
+
+    @property
+    def largest(self) -> int:
+        """The key with the most weight (the first on ties)."""
+        return int(np.argmax(self.weights))
+
+    @property
+    def contributions(self) -> np.ndarray:
+        """(T,) how much each key adds to the output: the length of weights_j v_j."""
+        return self.weights * np.linalg.norm(self.values, axis=-1)
+
+    def top(self, n: int = 3) -> list[int]:
+        """The ``n`` keys that contribute most to the output, largest first (ties: lower position)."""
+        c = self.contributions
+        return sorted(range(len(c)), key=lambda j: (-c[j], j))[:n]
+
+    def neuron(self, key: int) -> np.ndarray:
+        """BertViz's neuron view of key ``key``: rows q, k_j and q * k_j (3, D); the last
+        row sums to ``dots[key]``."""
+        if not 0 <= key < len(self.tokens):
+            raise ValueError(f"key {key} is not one of the {len(self.tokens)} positions")
+        k = self.keys[key]
+        return np.stack([self.q, k, self.q * k])
+
+
+def weight_steps(steps, tokens, padding_mask, row: int, head: int, query: int,
+                 temperature: float = 1.0) -> WeightSteps:
+    """One query's steps from a model's attention intermediates (``lab.models.layers.
+    AttentionSteps`` as NumPy: x (B, T, C), q / k / v (B, H, T, D), scores and weights
+    (B, H, T, T), bias (B, 1, 1, T) or None, context (B, H, T, D)) for batch row ``row``,
+    head ``head`` and query position ``query``; ``tokens`` names row ``row``'s T positions
+    and ``padding_mask`` (T,) tells which are real (1) and which padding (0).
+
+    At ``temperature`` 1 the weights and the output are the model's arrays; another
+    temperature divides the scaled scores by it before the mask and the softmax (not the
+    model: a what-if that shows why the scores are scaled).
+    """
+    B, H, T, D = np.shape(steps.q)
+    if not 0 <= row < B:
+        raise ValueError(f"row {row} is not one of the batch's {B} rows")
+    if not 0 <= head < H:
+        raise ValueError(f"head {head} is not one of the {H} heads")
+    if not 0 <= query < T:
+        raise ValueError(f"query {query} is not one of the {T} positions")
+    if len(tokens) != T or np.shape(padding_mask) != (T,):
+        raise ValueError(f"{len(tokens)} tokens and a mask of shape {np.shape(padding_mask)} for {T} positions")
+    t = float(temperature)
+    if not (np.isfinite(t) and t > 0):
+        raise ValueError(f"the temperature must be a positive number, got {temperature}")
+    q, keys, values = (np.asarray(a)[row, head] for a in (steps.q, steps.k, steps.v))
+    bias = np.zeros(T, np.float32) if steps.bias is None else np.asarray(steps.bias)[row, 0, 0]
+    scores = np.asarray(steps.scores)[row, head, query]  # (T,)
+    if t == 1.0:
+        weights, output = np.asarray(steps.weights)[row, head, query], np.asarray(steps.context)[row, head, query]
+    else:  # float32 as the model computes
+        z = (scores / np.float32(t) + bias).astype(np.float32)
+        e = np.exp(z - z.max())
+        weights = (e / e.sum()).astype(np.float32)
+        output = weights @ values
+    return WeightSteps(
+        tokens=list(tokens), query=query, head=head, x=np.asarray(steps.x)[row, query], q=q[query],
+        keys=keys, values=values, dots=keys @ q[query], scale=1.0 / float(np.sqrt(D)), scores=scores,
+        bias=bias, padded=np.asarray(padding_mask) == 0,
+        masked=steps.bias is not None, temperature=t, weights=weights, output=output)

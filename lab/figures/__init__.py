@@ -9,7 +9,7 @@ its own row and column, and a clicked cell maps back to a position.
 ``projector=True`` is the classroom style: large type, thick lines, high-contrast,
 colour-blind-safe colour scales.
 
-One module per figure family (``heatmaps``, ``layers``, ``attention``, ``comparison``,
+One module per figure family (``heatmaps``, ``layers``, ``attention``, ``steps``, ``comparison``,
 ``board``), on the shared ``theme`` and ``layout``; every public name is available here,
 as ``figures.heatmap``.
 """
@@ -77,6 +77,12 @@ from lab.figures.attention import (  # noqa: F401 - the package's public names
     model_view_layers,
     model_view_tile,
     model_view_tiling,
+)
+from lab.figures.steps import (  # noqa: F401 - the package's public names
+    key_bars,
+    power_of_ten,
+    shape_note,
+    vector_strip,
 )
 from lab.figures.comparison import (  # noqa: F401 - the package's public names
     DepthLine,

@@ -190,6 +190,12 @@ class BertEncoder(tf.Module):
         # padded to a few shape buckets, compiled per bucket, served from a plain graph while
         # a bucket compiles (lab.models.bert_serving)
         self.forward = BucketedForward(self._forward_graph)
+        # one layer's attention steps (``attention_steps``), run as the forward pass ran
+        C = config.hidden_size
+        specs = [tf.TensorSpec([None, None, C], tf.float32), tf.TensorSpec([None, None], tf.int32)]
+        specs += [tf.TensorSpec(shape, tf.float32) for _ in "qkv" for shape in ([C, C], [C])]
+        self._steps_xla = tf.function(self._steps_graph, input_signature=specs, jit_compile=True, autograph=False)
+        self._steps_plain = tf.function(self._steps_graph, input_signature=specs, autograph=False)
 
     def serve(self, buckets: Sequence[tuple[int, int]] = (), graphs: Sequence[EagerUntilTraced] = ()) -> None:
         """Never make a caller wait for a trace or for XLA (``BucketedForward.serve``)."""
@@ -209,21 +215,22 @@ class BertEncoder(tf.Module):
         """Wait until what ``serve`` queued is traced and compiled (``BucketedForward.wait_settled``)."""
         return self.forward.wait_settled(timeout)
 
+    @staticmethod
+    def _dense(w):
+        """``dense(t, name)`` with layer weights ``w``: (B, T, in) @ (in, out) + bias -> (B, T, out)."""
+        def dense(t, name):
+            kernel, b = w[name]
+            return tf.matmul(t, kernel) + b
+        return dense
+
     def _layer(self, x, bias, w):
         """One encoder layer: self-attention, add & norm, feed-forward, add & norm."""
         eps, H = self.config.layer_norm_eps, self.config.num_heads
-
-        def dense(t, name):
-            kernel, b = w[name]
-            return tf.matmul(t, kernel) + b  # (B, T, in) @ (in, out) -> (B, T, out)
-
-        q = nn.split_heads(dense(x, "q"), H)  # (B, H, T, D)
-        k = nn.split_heads(dense(x, "k"), H)
-        v = nn.split_heads(dense(x, "v"), H)
-        context, probs = nn.scaled_dot_product_attention(q, k, v, bias)  # (B,H,T,D), (B,H,T,T)
-        x = nn.layer_norm(x + dense(nn.merge_heads(context), "o"), *w["ln1"], eps)
+        dense = self._dense(w)
+        steps = nn.self_attention(x, dense, H, bias)  # context (B,H,T,D), weights (B,H,T,T)
+        x = nn.layer_norm(x + dense(nn.merge_heads(steps.context), "o"), *w["ln1"], eps)
         ff = dense(nn.gelu(dense(x, "ff1")), "ff2")  # (B, T, I) -> (B, T, C)
-        return nn.layer_norm(x + ff, *w["ln2"], eps), probs
+        return nn.layer_norm(x + ff, *w["ln2"], eps), steps.weights
 
     def _forward_graph(self, input_word_ids, input_mask, input_type_ids):
         T = tf.shape(input_word_ids)[1]
@@ -268,3 +275,35 @@ class BertEncoder(tf.Module):
             token_type=out["token_type"][:B, :T],
             pooled=out["pooled"][:B],
         )
+
+    def attention_steps(self, input_word_ids, input_mask, input_type_ids=None, layer: int = 0
+                        ) -> tuple[EncoderArrays, nn.AttentionSteps]:
+        """The forward pass, and layer ``layer``'s (0-based) self-attention with every
+        intermediate (``layers.AttentionSteps``, NumPy, cut back to (B, T)).
+
+        The steps are the layer's own code (``layers.self_attention`` with its weights and
+        the padding bias) on the pass's ``hidden_states[layer]``, padded to the pass's
+        bucket and run the way the pass ran (compiled by XLA or on the plain graph), so
+        ``steps.weights`` is the pass's ``attentions[layer]``. The normal pass computes
+        none of this.
+        """
+        if not 0 <= layer < self.config.num_layers:
+            raise ValueError(f"layer {layer} is not one of this BERT's {self.config.num_layers} layers")
+        out = self(input_word_ids, input_mask, input_type_ids)
+        mask = np.asarray(input_mask, np.int32)
+        (B, T), (Bp, Tp) = mask.shape, self.forward.padded_shape(*mask.shape, self.config.max_positions)
+        x = np.pad(out.hidden_states[layer], ((0, Bp - B), (0, Tp - T), (0, 0)))  # (Bp, Tp, C)
+        w = self.layer_weights[layer]
+        run = self._steps_xla if self.forward.uses_xla(Bp, Tp) else self._steps_plain
+        parts = run(tf.constant(x), tf.constant(np.pad(mask, ((0, Bp - B), (0, Tp - T)))), *w["q"], *w["k"], *w["v"])
+        q, k, v, scores, bias, weights, context = (t.numpy() for t in parts)
+        return out, nn.AttentionSteps(
+            x=out.hidden_states[layer], q=q[:B, :, :T], k=k[:B, :, :T], v=v[:B, :, :T],
+            scores=scores[:B, :, :T, :T], bias=bias[:B, ..., :T], weights=weights[:B, :, :T, :T],
+            context=context[:B, :, :T])
+
+    def _steps_graph(self, x, mask, wq, bq, wk, bk, wv, bv):
+        """One layer's attention steps as a tuple of tensors (``attention_steps``)."""
+        dense = self._dense({"q": (wq, bq), "k": (wk, bk), "v": (wv, bv)})
+        s = nn.self_attention(x, dense, self.config.num_heads, nn.padding_bias_tf(mask))
+        return s.q, s.k, s.v, s.scores, s.bias, s.weights, s.context

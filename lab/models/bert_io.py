@@ -19,6 +19,7 @@ import tensorflow as tf
 
 from lab import sources
 from lab.models.bert import BertConfig, BertEncoder
+from lab.models.layers import AttentionSteps
 from lab.models.bert_serving import COMMON_BUCKETS
 from lab.tokenize import Encoding, clean_text
 from lab.wordpiece import MAX_POSITIONS, WordPieceTokenizer
@@ -137,6 +138,15 @@ class EmbeddedBert:
 
     def run(self, sentences: Sequence[str], pair: bool = False) -> LayerVectors:
         """Tokenize, pack and encode. ``pair=True`` packs sentences[0] and [1] as one row."""
+        return self._run(sentences, pair)[0]
+
+    def attention_steps(self, sentences: Sequence[str], layer: int, pair: bool = False
+                        ) -> tuple[LayerVectors, AttentionSteps]:
+        """``run``, and layer ``layer``'s (0-based) self-attention with every intermediate
+        (``BertEncoder.attention_steps``) for the same packed input."""
+        return self._run(sentences, pair, layer)
+
+    def _run(self, sentences: Sequence[str], pair: bool, steps_layer: int | None = None):
         sentences = _check_sentences(sentences)
         encodings = self.tokenizer.encode(sentences)
         if pair:
@@ -145,7 +155,11 @@ class EmbeddedBert:
             packed = self.tokenizer.pack(encodings[:1], encodings[1:])
         else:
             packed = self.tokenizer.pack(encodings)
-        out = self.encoder(packed["input_word_ids"], packed["input_mask"], packed["input_type_ids"])
+        inputs = (packed["input_word_ids"], packed["input_mask"], packed["input_type_ids"])
+        if steps_layer is None:
+            out, steps = self.encoder(*inputs), None
+        else:
+            out, steps = self.encoder.attention_steps(*inputs, layer=steps_layer)
         L = self.config.num_layers
         truncated = [e.truncated for e in encodings]
         if pair:
@@ -155,7 +169,7 @@ class EmbeddedBert:
                         [INPUT_LAYER] + [f"layer {i}" for i in range(1, L + 1)], out.pooled, pair,
                         truncated, attentions=out.attentions,
                         embedding_parts={"word": out.word, "position": out.position,
-                                         "token type": out.token_type})
+                                         "token type": out.token_type}), steps
 
 
 class HubBert:

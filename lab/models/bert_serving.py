@@ -163,11 +163,19 @@ class BucketedForward:
             self._queue.put((B, T))
         return self._plain
 
+    def padded_shape(self, B: int, T: int, max_positions: int) -> tuple[int, int]:
+        """The (B, T) bucket that inputs of shape (B, T) are padded to."""
+        return bucket(B, BATCH_BUCKETS), min(bucket(T, LENGTH_BUCKETS), max_positions)
+
+    def uses_xla(self, B: int, T: int) -> bool:
+        """Whether a call padded to bucket (B, T) runs XLA's program now (else the plain graph)."""
+        return T <= XLA_MAX_LENGTH and (self._queue is None or (B, T) in self._compiled)
+
     def __call__(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray, max_positions: int) -> dict:
         """The graph's outputs as NumPy, for inputs (B, T) padded to their bucket (at most
         ``max_positions`` long): the caller cuts them back to (B, T)."""
         B, T = ids.shape
-        Bp, Tp = bucket(B, BATCH_BUCKETS), min(bucket(T, LENGTH_BUCKETS), max_positions)
+        Bp, Tp = self.padded_shape(B, T, max_positions)
         pad = ((0, Bp - B), (0, Tp - T))
         out = self._program(Bp, Tp)(*(tf.constant(np.pad(a, pad)) for a in (ids, mask, types)))
         return {k: v.numpy() for k, v in out.items()}

@@ -12,6 +12,8 @@ Shape letters: B batch, T tokens, H heads, D head size, C = H * D model width.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, fields
+from typing import Callable
 
 import numpy as np
 import tensorflow as tf
@@ -78,12 +80,68 @@ def scaled_dot_product_attention(
         (context (B, H, T, D), probabilities (B, H, T, T)); each probability row sums to 1
         over the real keys, and padded keys get exactly 0.
     """
+    _, probs, context = _attend(q, k, v, bias)
+    return context, probs
+
+
+def _attend(q, k, v, bias):
+    """(scaled scores, probabilities, context): the one place attention is computed."""
     scale = 1.0 / math.sqrt(q.shape[-1])  # 1/sqrt(head size): 1/sqrt(32) for MiniLM
     scores = tf.matmul(q, k, transpose_b=True) * scale  # (B, H, T, T)
-    if bias is not None:
-        scores = scores + bias
-    probs = tf.nn.softmax(scores, axis=-1)  # (B, H, T, T)
-    return tf.matmul(probs, v), probs  # (B, H, T, D)
+    probs = tf.nn.softmax(scores if bias is None else scores + bias, axis=-1)  # (B, H, T, T)
+    return scores, probs, tf.matmul(probs, v)  # context (B, H, T, D)
+
+
+@dataclass(frozen=True)
+class AttentionSteps:
+    """One self-attention layer, every intermediate kept, per head (tensors inside a model,
+    NumPy after ``numpy()``).
+
+    ``x`` (B, T, C) the layer's input rows; ``q``, ``k``, ``v`` (B, H, T, D) the projections
+    split into heads; ``scores`` (B, H, T, T) q k^T / sqrt(D), before the mask; ``bias``
+    (B, 1, 1, T) the additive padding bias (0 or ``MASK_BIAS``), None when the mask is off;
+    ``weights`` (B, H, T, T) softmax(scores + bias), query x key; ``context`` (B, H, T, D)
+    weights @ v, each head's output before the heads are merged.
+    """
+
+    x: tf.Tensor | np.ndarray
+    q: tf.Tensor | np.ndarray
+    k: tf.Tensor | np.ndarray
+    v: tf.Tensor | np.ndarray
+    scores: tf.Tensor | np.ndarray
+    bias: tf.Tensor | np.ndarray | None
+    weights: tf.Tensor | np.ndarray
+    context: tf.Tensor | np.ndarray
+
+    @property
+    def scale(self) -> float:
+        """The factor the dot products are multiplied by: 1 / sqrt(D)."""
+        return 1.0 / math.sqrt(self.q.shape[-1])
+
+    def numpy(self) -> "AttentionSteps":
+        """The same steps as NumPy arrays."""
+        def arr(t):
+            return t.numpy() if isinstance(t, tf.Tensor) else t
+        return AttentionSteps(**{f.name: arr(getattr(self, f.name)) for f in fields(self)})
+
+
+def self_attention(x: tf.Tensor, dense: Callable[[tf.Tensor, str], tf.Tensor], num_heads: int,
+                   bias: tf.Tensor | None) -> AttentionSteps:
+    """Multi-head self-attention of ``x`` (B, T, C), every step kept: the function both the
+    seeded block and BERT run in their layers, so the steps a page shows are the model's own.
+
+    Args:
+        x: (B, T, C) the layer's input.
+        dense: ``dense(x, name)`` projects (B, T, C) with the model's weights ``name`` in
+            "q", "k", "v" (kernel and bias).
+        num_heads: H.
+        bias: (B, 1, 1, T) from ``padding_bias``, or None for no mask.
+    """
+    q = split_heads(dense(x, "q"), num_heads)  # (B, H, T, D)
+    k = split_heads(dense(x, "k"), num_heads)
+    v = split_heads(dense(x, "v"), num_heads)
+    scores, probs, context = _attend(q, k, v, bias)
+    return AttentionSteps(x, q, k, v, scores, bias, probs, context)
 
 
 def layer_norm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, eps: float) -> tf.Tensor:

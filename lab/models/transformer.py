@@ -169,10 +169,13 @@ def sinusoidal_positions(T: int, C: int) -> np.ndarray:
 class BlockOutput:
     """One forward pass as NumPy: ``output`` (B, T, C), the block's new token vectors;
     ``attentions`` (B, H, T, T), softmax probabilities, query x key; with the mask on, a
-    padded key gets exactly 0 in every row and each row sums to 1 over the real keys."""
+    padded key gets exactly 0 in every row and each row sums to 1 over the real keys.
+    ``steps``: the attention's intermediates (``layers.AttentionSteps``: x, q, K, V,
+    scores, bias, weights, context), ``steps.weights`` being ``attentions``."""
 
     output: np.ndarray
     attentions: np.ndarray
+    steps: nn.AttentionSteps | None = None
 
 
 class TransformerBlock(tf.Module):
@@ -208,16 +211,14 @@ class TransformerBlock(tf.Module):
         T = ids.shape[1]
         x = tf.gather(self.w["embedding"], ids) + sinusoidal_positions(T, c.width)  # (B, T, C)
 
-        q = nn.split_heads(self._dense(x, "q"), c.num_heads)  # (B, H, T, D)
-        k = nn.split_heads(self._dense(x, "k"), c.num_heads)
-        v = nn.split_heads(self._dense(x, "v"), c.num_heads)
-        context, probs = nn.scaled_dot_product_attention(
-            q, k, v, bias if use_mask else None)  # (B, H, T, D), (B, H, T, T)
-        x = nn.layer_norm(x + self._dense(nn.merge_heads(context), "o"),  # residual, (B, T, C)
+        # q, K, V (B, H, T, D), weights (B, H, T, T), context (B, H, T, D)
+        steps = nn.self_attention(x, self._dense, c.num_heads, bias if use_mask else None)
+        x = nn.layer_norm(x + self._dense(nn.merge_heads(steps.context), "o"),  # residual, (B, T, C)
                           self.w["ln1_gamma"], self.w["ln1_beta"], c.layer_norm_eps)
         ff = self._dense(tf.nn.relu(self._dense(x, "ff1")), "ff2")  # (B, T, F) -> (B, T, C)
         x = nn.layer_norm(x + ff, self.w["ln2_gamma"], self.w["ln2_beta"], c.layer_norm_eps)
-        return BlockOutput(output=x.numpy(), attentions=probs.numpy())
+        steps = steps.numpy()
+        return BlockOutput(output=x.numpy(), attentions=steps.weights, steps=steps)
 
 
 # --- one call for the page ---------------------------------------------------------------
@@ -234,6 +235,7 @@ class BlockRun:
     seed: int
     use_mask: bool
     config: TransformerConfig
+    steps: nn.AttentionSteps | None = None  # the attention's intermediates (BlockOutput.steps)
 
     @property
     def label(self) -> str:
@@ -249,4 +251,4 @@ def run_block(sentences: Sequence[str], seed: int = 0, use_mask: bool = True,
     vocab = Vocabulary.from_sentences(sentences)
     batch = vocab.encode(sentences, config.max_tokens)
     out = TransformerBlock(config, len(vocab), seed)(batch.token_ids, batch.padding_mask, use_mask)
-    return BlockRun(batch, vocab, out.output, out.attentions, seed, use_mask, config)
+    return BlockRun(batch, vocab, out.output, out.attentions, seed, use_mask, config, out.steps)
