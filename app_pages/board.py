@@ -182,16 +182,28 @@ def teacher_links(board: Board, key: str) -> None:
         st.code(links.projector_link(base, board.code), language=None, wrap_lines=True)
 
 
+def _switch_view(view: str) -> None:
+    """Present shows what the projector link shows, in projector mode as that link opens
+    (large type, the sidebar closed); the teacher's view puts projector mode back as it was
+    before (kept in this session; a new session keeps it on)."""
+    if view == PRESENT:
+        st.session_state["_board_proj_before"] = bool(state.get("proj"))
+        state.put("proj", True)
+    else:
+        state.put("proj", st.session_state.pop("_board_proj_before", state.get("proj")))
+    state.put("board_view", view)
+
+
 def present_switch(presenting: bool) -> None:
     """One button (and a key) between the teacher's view and the projector's view of this
     tab: what a class may see is what the projector link shows, nothing more."""
     if presenting:
         st.button("Teacher's view", key="_board_teach", icon=":material/key:", shortcut="T",
-                  on_click=state.put, args=("board_view", TEACHER),
+                  on_click=_switch_view, args=(TEACHER,),
                   help="Back to the teacher link, moderation and downloads (key T).")
     else:
         st.button("Present", key="_board_present", icon=":material/present_to_all:", shortcut="P",
-                  on_click=state.put, args=("board_view", PRESENT),
+                  on_click=_switch_view, args=(PRESENT,),
                   help="One screen for you and the class: this tab shows what the projector shows, without the "
                        "teacher link, moderation, or hidden and held sentences (key P; back with T).")
 

@@ -47,7 +47,7 @@ def test_with_host_keeps_port_and_path():
 def test_links_carry_code_and_key_only_where_they_should():
     base = "http://10.0.0.7:8501"
     assert links.join_link(base, "ACEFHK") == "http://10.0.0.7:8501/join?code=ACEFHK"
-    assert links.projector_link(base, "ACEFHK") == "http://10.0.0.7:8501/board?board=ACEFHK"
+    assert links.projector_link(base, "ACEFHK") == "http://10.0.0.7:8501/board?board=ACEFHK&proj=1"
     teacher = links.teacher_link(base, "ACEFHK", "k_y-1")
     assert teacher == "http://10.0.0.7:8501/board/teach?board=ACEFHK&key=k_y-1"
 

@@ -54,7 +54,7 @@ def projector(browser, url: str, code: str, width: int, height: int):
     context = browser.new_context(viewport={"width": width, "height": height})
     pg = context.new_page()
     pg.set_default_timeout(180_000)
-    pg.goto(links.projector_link(url, code) + "&proj=1")
+    pg.goto(links.projector_link(url, code))  # the link opens in projector mode
     return pg
 
 

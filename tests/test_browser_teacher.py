@@ -135,7 +135,8 @@ def test_the_one_screen_lesson_as_the_guide_tells_it(board_app, browser):
     """docs/board.md's one-screen lesson, step by step, at 1024x768: make a board, press
     Present (the room then sees the board and nothing of the teacher's: no key anywhere in
     the page, no teacher link, no moderation), sentences arrive, T brings the teacher's view
-    back to hide one, Present again shows the board without it."""
+    back to hide one, Present again shows the board without it. Present is in projector
+    mode, as the projector link is; the teacher's view is not."""
     srv, store, _, logs = board_app
     guide = (ROOT / "docs" / "board.md").read_text()
     lesson = guide[guide.index("## One screen"):guide.index("## Two screens")]
@@ -170,6 +171,7 @@ def test_the_one_screen_lesson_as_the_guide_tells_it(board_app, browser):
         teacher.get_by_role("button", name="Teacher's view").wait_for()
         wait_idle(teacher)
         assert query(teacher.url)["board_view"] == ["present"]
+        assert query(teacher.url)["proj"] == ["1"]  # in projector mode, as the projector link opens
         assert teacher.get_by_role("heading", name="Moderation").count() == 0
         assert teacher.get_by_test_id("stExpander").filter(has_text="Teacher link").count() == 0
         assert teacher.get_by_test_id("stDataFrame").count() == 0
@@ -183,6 +185,7 @@ def test_the_one_screen_lesson_as_the_guide_tells_it(board_app, browser):
         teacher.keyboard.press("t")  # the teacher's view again, from the keyboard
         teacher.get_by_role("heading", name="Moderation").wait_for()
         wait_idle(teacher)
+        assert "proj" not in query(teacher.url)  # projector mode off again, as it was
         teacher.locator('[data-testid="stDataFrame"] td', has_text=THIRD).wait_for(state="attached")
         tick_hidden(teacher, table_texts(teacher, 2).index(THIRD))
         hidden_in_store(store, board.id, [THIRD])

@@ -48,7 +48,10 @@ from deploy.nginx import Nginx, Tls, nginx_missing, openssl_missing, self_signed
 from lab.board import links
 from lab.board.store import BoardStore
 from tests.browser import click_pill, record_answers, wait_idle
-from tests.test_browser_board import MONEY, RIVER, join, maps_hold, submit
+from tests.test_browser_board import (MONEY, RIVER, everything_on, join, maps_hold, query, submit, table_texts,
+                                      teacher_cookie, tick_hidden)
+from tests.test_browser_board_projector import assert_same_coords, coords
+from tests.test_browser_teacher import FOURTH, THIRD, hidden_in_store
 from ui.server.cookies import COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -283,10 +286,14 @@ def test_the_cluster_script_restarts_a_killed_server_and_keeps_the_logs(postgres
 
     - the earlier run's logs are kept, in ``cluster-run/earlier/<its start>/``;
     - while it starts nginx answers with its "starting" page (503), never with a 502;
-    - a projector tab through nginx on server one, which is SIGKILLed: the tab comes back
-      on server two with the board's maps; the script says that server one was killed, starts
-      it again after a pause and says when it answers; server one's log keeps what it wrote
-      before the kill, a line that says it was started again, and what it wrote after;
+    - a projector tab and the teacher's tab (the teacher link opened through nginx: its key
+      kept in the browser's cookie) on server one, which is SIGKILLed: both come back on
+      server two; the projector draws the same maps (each sentence's coordinates within
+      1e-6), the teacher's tab is the teacher's (its table lists a sentence sent after the
+      kill, a tick hides a sentence in the store), and so is a reload; the script says that
+      server one was killed, starts it again after a pause and says when it answers; server
+      one's log keeps what it wrote before the kill, a line that says it was started again,
+      and what it wrote after;
     - TensorFlow ran on both servers (each drew the maps) and their logs hold no "failed call
       to cuInit" (a machine without a GPU driver) and no traceback.
     """
@@ -326,25 +333,63 @@ def test_the_cluster_script_restarts_a_killed_server_and_keeps_the_logs(postgres
         one, two = f"127.0.0.1:{one_port}", f"127.0.0.1:{two_port}"
         room = Room([one, two], Nginx([one, two], port, cluster.run_dir))
         cookies = room.cookies_by_server()
-        board, _ = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded")
-        store.submit(board.id, MONEY, "money", browser="cluster-test", token="1")
-        store.submit(board.id, RIVER, "river", browser="cluster-test", token="2")
+        board, key = store.create("bank", ["money", "river"], bert_source="embedded", elmo_source="embedded")
+        for n, (text, sense) in enumerate([(MONEY, "money"), (RIVER, "river"), (THIRD, "river")]):
+            store.submit(board.id, text, sense, browser="cluster-test", token=str(n))
         ids = [entry.id for entry in store.entries(board.id)]
-        projector = person([{"name": COOKIE, "value": cookies[one], "url": cluster.url}])
+        on_one = [{"name": COOKIE, "value": cookies[one], "url": cluster.url}]
+        projector = person(on_one)
         projector.goto(links.projector_link(cluster.url, board.code))
         maps_hold(projector, ids, time.monotonic(), 240)  # server one loads BERT and ELMo (no time asked)
+        wait_idle(projector, settle_ms=800)
+        drawn = coords(projector)
+        assert {key: sorted(dots) for key, dots in drawn.items()} == {key: sorted(ids) for key in drawn}, drawn
+        logged = len(room.log_lines())
+        teacher = person(on_one)
+        teacher.goto(links.teacher_link(cluster.url, board.code, key))
+        teacher.get_by_role("heading", name="Moderation").wait_for()
+        teacher.locator('[data-testid="stDataFrame"] td', has_text=THIRD).wait_for(state="attached")
+        wait_idle(teacher)
+        assert teacher_cookie(teacher, board.code)["value"] == key and key not in teacher.url
+        routed = [line for line in room.log_lines(logged) if '"GET /board/teach ' in line]
+        assert routed and set(upstreams(routed)) == {one}, routed  # the key's cookie, set by server one
 
-        runs = record_answers(projector)
+        runs, teacher_runs = record_answers(projector), record_answers(teacher)
         before = len(cluster.text())
         os.kill(one_pid, signal.SIGKILL)
-        # server two loads the models for the tab's new session (no time asked)
+        # server two loads the models for the tabs' new sessions (no time asked)
         deadline = time.monotonic() + 240
         while "script_finished:FINISHED_SUCCESSFULLY" not in runs:
             assert time.monotonic() < deadline, f"the projector did not come back: {runs}"
             projector.wait_for_timeout(200)
         assert "new_session" in runs
         maps_hold(projector, ids, time.monotonic(), 240)
+        wait_idle(projector, settle_ms=800)
+        assert_same_coords(drawn, coords(projector))  # server two replays the same orientation
         assert any(f"upstream={one}, {two}" in line for line in room.log_lines()), room.log_lines()[-10:]
+
+        # the teacher's tab: a new session on server two, and the teacher's (its table lists
+        # a sentence sent after the kill; a tick reaches the store); the link is not opened again
+        late = store.submit(board.id, FOURTH, "money", browser="cluster-test", token="late").entry
+        teacher.bring_to_front()
+        teacher.locator('[data-testid="stDataFrame"] td', has_text=FOURTH).wait_for(state="attached",
+                                                                                   timeout=240_000)
+        wait_idle(teacher)
+        assert "new_session" in teacher_runs
+        assert query(teacher.url)["board"] == [board.code] and key not in teacher.url
+        tick_hidden(teacher, table_texts(teacher, 2).index(MONEY))
+        hidden_in_store(store, board.id, [MONEY])
+        projector.bring_to_front()
+        maps_hold(projector, [*ids[1:], late.id], time.monotonic(), 60)  # hidden on the projector
+
+        teacher.reload()  # a new page load: whichever server answers, the cookie keeps the controls
+        teacher.get_by_role("heading", name="Moderation").wait_for(timeout=240_000)
+        teacher.locator('[data-testid="stDataFrame"] td', has_text=FOURTH).wait_for(state="attached",
+                                                                                   timeout=240_000)
+        wait_idle(teacher)
+        tick_hidden(teacher, table_texts(teacher, 2).index(RIVER))
+        hidden_in_store(store, board.id, [MONEY, RIVER])
+        assert key not in everything_on(projector)
 
         text = cluster.wait_for(f"app server 1 (port {one_port}) answers again", 240, since=before)
         said = text[before:]
@@ -360,6 +405,8 @@ def test_the_cluster_script_restarts_a_killed_server_and_keeps_the_logs(postgres
             text = server_log.read_text(errors="replace")
             assert "cuInit" not in text and "CUDA error" not in text, server_log
             assert "Traceback" not in text, server_log
+            assert key not in text, server_log
+        assert key not in room.nginx.access_log_path.read_text()
         cluster.stop()
     finally:
         store.dispose()

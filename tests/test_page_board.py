@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import figures
-from lab.board import analysis
+from lab.board import analysis, links
 from lab.board.store import BoardStore
 from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
@@ -255,8 +256,9 @@ def test_the_teacher_link_opens_moderation_and_hiding_leaves_the_maps(store):
 
 def test_present_turns_the_teachers_tab_into_the_projectors_view_and_back(store):
     """One screen: after *Present* the teacher's tab shows what the projector link shows
-    (the hidden and held sentences left out) and nothing of the teacher's: no key, in any
-    element or script, no teacher link, no moderation, no downloads. One click back."""
+    (the hidden and held sentences left out), in projector mode as that link opens, and
+    nothing of the teacher's: no key, in any element or script, no teacher link, no
+    moderation, no downloads. One click back, projector mode off again."""
     board, key = new_board(store, hold=True)
     entries = fill(store, board)
     for e in entries[:-1]:
@@ -267,6 +269,7 @@ def test_present_turns_the_teachers_tab_into_the_projectors_view_and_back(store)
     at.button(key="_board_present").click().run()
     assert not at.exception
     assert param(at, "board_view") == "present" and param(at, "board") == board.code
+    assert param(at, "proj") == "1" and at.toggle(key="_w_proj").value
     assert "key" not in at.query_params and key not in json.dumps(dict(at.query_params))
     assert "Moderation" not in [h.value for h in at.header]
     assert not at.get("data_editor") and not at.get("download_button") and not at.get("popover")
@@ -276,13 +279,15 @@ def test_present_turns_the_teachers_tab_into_the_projectors_view_and_back(store)
     assert entries[0].text not in shown and entries[-1].text not in shown
     dots = sum(map_ids(at, "bert").values(), [])
     assert sorted(dots) == sorted(e.id for e in entries[1:-1])
-    projector = page("board", board=board.code)
+    projector = page("board", **dict(parse_qsl(urlsplit(links.projector_link("http://lab.test", board.code)).query)))
+    assert projector.toggle(key="_w_proj").value  # the projector link opens in projector mode
     assert {m.label: m.value for m in at.metric} == {m.label: m.value for m in projector.metric}
     assert sorted(sum(map_ids(projector, "bert").values(), [])) == sorted(dots)
     # the layer and QR controls stay, as on the projector; the way back is one button
     assert at.button(key="_board_teach").proto.shortcut.upper() == "T"
     at.button(key="_board_teach").click().run()
-    assert param(at, "board_view") == "teacher"
+    assert param(at, "board_view") == "teacher" and "proj" not in at.query_params
+    assert not at.toggle(key="_w_proj").value
     assert "Moderation" in [h.value for h in at.header] and at.get("data_editor")
 
 

@@ -93,8 +93,10 @@ def join_link(base: str, code: str) -> str:
 
 
 def projector_link(base: str, code: str) -> str:
-    """The projector's link: the board page with the code and no teacher key."""
-    return f"{base}/{BOARD_PAGE}?{urlencode({'board': code})}"
+    """The projector's link: the board page with the code and no teacher key, in projector
+    mode (``proj=1``: large type, and the word, the code and both maps on the first screen
+    of a 1024x768 projector)."""
+    return f"{base}/{BOARD_PAGE}?{urlencode({'board': code, 'proj': 1})}"
 
 
 def teacher_link(base: str, code: str, key: str) -> str:
