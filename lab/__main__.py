@@ -1,4 +1,4 @@
-"""Command line: ``python -m lab info | report | export | fetch | baseline | prepare``.
+"""Command line: ``python -m lab info | report | export | fetch | baseline | prepare | probes | probe``.
 
 Every subcommand is registered here, each calling the lab module that does its work.
 
@@ -10,6 +10,8 @@ failure are shown with ``--verbose`` only.
     python -m lab baseline [--model bert|elmo] [--words W ...]   (see lab/reference.py)
     python -m lab fetch [--dir DIR] [HANDLE ...]   (see lab/fetch.py)
     python -m lab prepare [--source S] [--elmo-source S] [LINK ...]   (see lab/prepare.py)
+    python -m lab probes train | report [--model bert|elmo] [--source S]   (see lab/probe_cli.py)
+    python -m lab probe --model bert|elmo --task pos|supersense|position [--json] "Sentence."
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
 
@@ -33,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 import lab
-from lab import fetch, prepare, reference, sources
+from lab import fetch, prepare, probe_cli, reference, sources
 from lab.models import FAMILIES
 from lab.tokenize import DEFAULT_A, DEFAULT_B
 
@@ -276,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     pp.add_argument("--no-defaults", action="store_true", help="only the links given, not the default sentences")
     pp.add_argument("links", nargs="*", help="app links, e.g. 'http://localhost:8501/bert?a=...&b=...'")
     pp.set_defaults(fn=cmd_prepare)
+    probe_cli.add_parsers(sub)
     verbose_help = "also show TensorFlow's log lines and each failure's full error"
     parser.add_argument("-v", "--verbose", action="store_true", help=verbose_help)
     for command in sub.choices.values():  # after the command too: python -m lab fetch --verbose
