@@ -333,3 +333,86 @@ def test_the_progress_bar_reports_tenths(capsys):
         bar(float(f), "working")
     lines = out.getvalue().splitlines()
     assert len(lines) == 11 and "100%" in lines[-1] and "#" * 30 in lines[-1]
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+
+def run_page(**params):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app_pages" / "probes.py"), default_timeout=600)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def test_the_page_plots_the_stored_numbers(stored_probes):
+    from tests.specs import chart_keyed, values
+
+    _, found = stored_probes
+    at = run_page(a="I bank with them.")
+    assert not at.exception
+    spec = chart_keyed(at, "probe_chart_supersense")
+    traces = {t["name"]: t for t in spec["data"]}
+    t = found.tasks["supersense"]
+    short = found.short_label
+    got = values(traces[f"{short}: accuracy"]["y"])
+    assert np.allclose(got, [s.accuracy.value for s in t.scores])
+    high = values(traces[f"{short}: accuracy"]["error_y"]["array"]) + got
+    assert np.allclose(high, [s.accuracy.high for s in t.scores])
+    assert np.allclose(values(traces[f"{short}: control task"]["y"]), [s.control.value for s in t.scores])
+    assert np.allclose(values(traces[f"{short}: on unseen words"]["y"]), [s.unseen.value for s in t.scores])
+    majority = next(v for k, v in traces.items() if k.startswith("majority class"))
+    assert np.allclose(values(majority["y"]), t.majority)
+    text = " ".join(m.value for m in at.markdown)
+    assert probes.summary(found, "supersense") in text.replace("\\", "")
+    # ELMo has no stored probes here: the page says which command makes them
+    assert any("python -m lab probes train --model elmo" in i.value for i in at.info)
+
+
+def test_the_live_grid_equals_the_cli(stored_probes, capsys):
+    from tests.specs import chart_keyed, values
+
+    sentence = "I bank with them."
+    assert main(["probe", "--model", "bert", "--task", "pos", "--json", sentence]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    at = run_page(a=sentence, probe_task="pos")
+    assert not at.exception
+    grid = chart_keyed(at, "probe_grid_bert")["data"][0]
+    cells = grid["text"]
+    assert len(cells) == len(cli["words"])
+    for row, word in zip(cells, cli["words"]):
+        assert row == ["–" if g["label"] is None else g["label"] for g in word["guesses"]]
+    assert [grid_label for grid_label in chart_keyed(at, "probe_grid_bert")["layout"]["yaxis"]["ticktext"]] == [
+        w["word"] for w in cli["words"]]
+    assert values(grid["z"]).size == len(cli["words"]) * len(cli["layers"])
+    # the word table under it: "bank" (the first open-class word) at every layer, its guess the grid's
+    table = at.dataframe[-1].value
+    assert list(table["guess"]) == [g["label"] for g in cli["words"][1]["guesses"]]
+    assert np.allclose(table["p"].astype(float), [g["p"] for g in cli["words"][1]["guesses"]], atol=1e-3)
+
+
+def test_the_quiz_hides_the_charts_until_revealed(stored_probes):
+    at = run_page(quiz="1")
+    assert not at.exception
+    assert not [c for c in at.get("plotly_chart") if c.key.startswith("probe_chart")]
+    assert any("know the part of speech best" in m.value for m in at.markdown)
+    at.button(key="_quiz_reveal_probes").click().run()
+    assert [c for c in at.get("plotly_chart") if c.key.startswith("probe_chart")]
+
+
+@pytest.mark.parametrize("a, message", [("", "empty"), ("?!", "no letters or digits"), ("\u200b", "empty")])
+def test_an_unusable_sentence_gets_a_message_on_the_page(stored_probes, a, message):
+    at = run_page(a=a)
+    assert not at.exception
+    assert any(message in w.value for w in at.warning)
+
+
+def test_without_stored_probes_the_page_says_which_command_makes_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAB_PROBES_DIR", str(tmp_path))
+    at = run_page()
+    assert not at.exception
+    shown = " ".join(i.value for i in at.info)
+    assert "python -m lab probes train --model bert" in shown and "python -m lab probes train --model elmo" in shown
+    assert not at.get("plotly_chart")
