@@ -26,6 +26,7 @@ positions are those of ``input_word_ids``: [CLS] and [SEP] included.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -131,13 +132,20 @@ def cmd_prepare(args) -> int:
             failed += 1
     store = stored.default_store()
     corpus = reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
-    done = prepare.prepare(views, models.load, store, corpus,
+    load = functools.lru_cache(maxsize=None)(models.load)  # one model per family and source, views and probes
+    done = prepare.prepare(views, load, store, corpus,
                            progress=lambda line: print(line, file=sys.stderr, flush=True))
     counts = {status: sum(s == status for _, s, _ in done) for status in (prepare.STORED, prepare.PRESENT,
                                                                            prepare.SKIPPED)}
     failed += counts[prepare.SKIPPED]
     print(f"{counts[prepare.STORED]} views stored, {counts[prepare.PRESENT]} already stored, "
           f"{counts[prepare.SKIPPED]} not stored; in {store.folder}")
+    if not args.no_probes:
+        trained = prepare.prepare_probes([("bert", source), ("elmo", elmo_source)], load,
+                                         progress=lambda line: print(line, file=sys.stderr, flush=True))
+        failed += sum(status == prepare.SKIPPED for *_, status, _ in trained)
+        print("probes: " + ", ".join(f"{status} {sum(s == status for *_, s, _ in trained)}" for status in
+                                      (prepare.STORED, prepare.PRESENT, prepare.SKIPPED)))
     return 1 if failed else 0
 
 
@@ -276,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     pp.add_argument("--source", default=None, help="BERT source (default: LAB_BERT_SOURCE or the embedded model)")
     pp.add_argument("--elmo-source", default=None, help="ELMo source (default: LAB_ELMO_SOURCE or the embedded model)")
     pp.add_argument("--no-defaults", action="store_true", help="only the links given, not the default sentences")
+    pp.add_argument("--no-probes", action="store_true", help="leave out the layer probes of the models")
     pp.add_argument("links", nargs="*", help="app links, e.g. 'http://localhost:8501/bert?a=...&b=...'")
     pp.set_defaults(fn=cmd_prepare)
     probe_cli.add_parsers(sub)

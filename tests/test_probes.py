@@ -416,3 +416,22 @@ def test_without_stored_probes_the_page_says_which_command_makes_them(tmp_path, 
     shown = " ".join(i.value for i in at.info)
     assert "python -m lab probes train --model bert" in shown and "python -m lab probes train --model elmo" in shown
     assert not at.get("plotly_chart")
+
+
+def test_prepare_leaves_stored_probes_and_skips_a_model_without_files(small, tmp_path):
+    from lab import prepare
+
+    folder, model, _ = small
+    store = stored.RunStore(folder, max_entries=8, max_bytes=probes.STORE_BYTES)
+    loads = []
+    done = prepare.prepare_probes([("bert", model.source), ("elmo", str(tmp_path / "no such model"))],
+                                  lambda f, s: loads.append((f, s)), store)
+    assert [d[2] for d in done] == [prepare.PRESENT, prepare.SKIPPED] and loads == []
+    assert "no files" in done[1][3]
+
+
+def test_a_probes_link_says_prepare_stores_them():
+    from lab import prepare
+
+    with pytest.raises(ValueError, match="stored probes"):
+        prepare.view_from_link("http://localhost:8501/probes?a=I+bank+with+them.")
