@@ -175,6 +175,9 @@ def projector_view(board: Board) -> None:
             "before, when sentences arrive or the layer changes, so what moves is what the model does.",
             fr.projector)
     separation_section(shown)
+    from ui import probe_cache  # the supersense probe on the room's sentences (What each layer knows)
+
+    probe_cache.board_section(board, shown.found, shown.senses, fr.projector)
 
 
 def separation_section(shown: ub.Room) -> None:

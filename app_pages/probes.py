@@ -5,18 +5,17 @@ from __future__ import annotations
 
 from ui.server.imports import before_page
 
-before_page("lab.probe_data", "lab.probe_views", "lab.probes")  # first: the imports below take seconds on a fresh
-# server (ui.server.imports)
+# first: the imports below take seconds on a fresh server (ui.server.imports)
+before_page("lab.probe_data", "lab.probe_views", "lab.probes", "ui.probe_cache")
 
 import pandas as pd
 import streamlit as st
 
 from lab import figures, probe_data, probe_views, probes
 from lab.figures import MODEL_COLOURS
-from lab.models import FAMILY_NAMES
-from ui import charts, model_cache, quiz_gate, state
+from ui import charts, model_cache, probe_cache, quiz_gate, state
 from ui.frame import explain, frame, show_input_messages, show_table, word_pills
-from ui.text import md_code, md_escape
+from ui.text import md_escape
 
 fr = frame("What each layer knows")
 state.register(probe_selectivity=False, probe_task="pos", probe_word=-1)
@@ -31,23 +30,10 @@ st.caption("A probe is a linear classifier (logistic regression) trained on one 
 show_input_messages(fr)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _stored(key: str, folder: str, family: str, source: str) -> probes.ModelProbes | None:
-    return probes.read(family, source, probes.default_store())
-
-
-def stored(family: str, source: str) -> probes.ModelProbes | None:
-    """The stored probes of a model (read once per key: its weights, the code, the data)."""
-    key = probes.probes_key(family, source, probe_data.load_data().digest)
-    return None if key is None else _stored(key, str(probes.default_store().folder), family, source)
-
-
-found = {f: stored(f, s) for f, s in (("bert", fr.bert_source), ("elmo", fr.elmo_source))}
+found = {f: probe_cache.stored(f, s) for f, s in (("bert", fr.bert_source), ("elmo", fr.elmo_source))}
 for family, source in (("bert", fr.bert_source), ("elmo", fr.elmo_source)):
     if found[family] is None:
-        st.info(f"{FAMILY_NAMES[family]} ({md_escape(source)}) has no stored probes on this server: this page never "
-                f"trains them. Make them with {md_code(probes.train_command(family, source))} (a minute or two), "
-                "then reload.")
+        st.info(probe_cache.missing_note(family, source))
 have = [(MODEL_COLOURS[f], p) for f, p in found.items() if p is not None]
 if not have:
     state.sync_url()

@@ -1,8 +1,10 @@
-"""What the "What each layer knows" page computes from stored probes (``lab.probes``): the
-quiz question, the sentences under the charts, one word's probabilities at every layer."""
+"""What the pages compute from stored probes (``lab.probes``): on "What each layer knows" the
+quiz question, the sentences under the charts and one word's probabilities at every layer; on
+the class board the supersense probe's accuracy on the room's labelled sentences."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -45,3 +47,64 @@ def layer_pattern(p: Any, task: str) -> str:
     sel = int(np.argmax([s.selectivity.value for s in t.scores]))
     return (f"{p.short_label}: accuracy peaks at {p.layer_names[best]} (relative depth {best / max(1, n):.2f}), "
             f"selectivity at {p.layer_names[sel]} ({t.scores[sel].selectivity.value:+.2f})")
+
+
+# --- the class board: the supersense probe on the room's labelled sentences ----------------------
+
+# A preset board's senses (lab.board.rules.PRESETS) -> the supersense of the WordNet synset each
+# names (its lexicographer file): money-bank is depository_financial_institution (noun.group),
+# river-bank sloping land (noun.object); WordNet files plant as flora under noun.Tops
+PRESET_SUPERSENSES = {
+    "bank": {"money": "noun.group", "river": "noun.object"},
+    "bat": {"animal": "noun.animal", "sport": "noun.artifact"},
+    "spring": {"season": "noun.time", "water": "noun.object", "coil": "noun.artifact"},
+    "plant": {"factory": "noun.artifact", "living": "noun.Tops"},
+    "rock": {"stone": "noun.object", "music": "noun.communication"},
+}
+# Presets whose senses do not all have a supersense, and why
+NO_SUPERSENSES = {
+    "light": "its sense “not heavy” is an adjective, and WordNet gives adjectives no supersense",
+}
+
+
+def board_mapping(word: str, senses: tuple[str, ...]) -> tuple[dict[str, str] | None, str]:
+    """The supersense of each of a board's senses, where the board is a preset's (its word and
+    senses as the preset has them), else None and why not."""
+    key = word.casefold()
+    if key in NO_SUPERSENSES:
+        return None, f"The “{word}” preset has no supersense mapping: {NO_SUPERSENSES[key]}."
+    mapping = PRESET_SUPERSENSES.get(key)
+    if mapping is None or set(senses) != set(mapping):
+        return None, ("The supersense probe is tested on boards made from a preset (bank, bat, spring, plant, "
+                      "rock), whose senses map to WordNet's supersenses; this board's senses have no mapping.")
+    return mapping, ""
+
+
+@dataclass(frozen=True)
+class BoardProbe:
+    """The supersense probe of one model on a board's labelled sentences."""
+
+    short_label: str
+    layer_names: tuple[str, ...]
+    accuracy: np.ndarray  # (N,): share of the labelled uses whose guess is their sense's supersense
+    used: int  # labelled uses scored
+    guesses: list  # (N, U') the guessed class of each scored use at each layer
+
+
+def board_probe(p: Any, vectors: np.ndarray, senses: list[str | None], mapping: dict[str, str]) -> BoardProbe:
+    """``p``'s supersense probes on a board's uses: ``vectors`` (N, U, C) at every layer (the
+    board's), ``senses`` each use's sense (None: not said); a use whose sense has a supersense
+    in ``mapping`` is scored. Raises ValueError when the layers do not match the probes'."""
+    t = p.tasks["supersense"]
+    v = np.asarray(vectors, np.float32)
+    if v.ndim != 3 or v.shape[0] != len(t.probes) or v.shape[1] != len(senses):
+        raise ValueError(f"board_probe needs ({len(t.probes)}, {len(senses)}, C) vectors, got {v.shape}")
+    keep = [i for i, s in enumerate(senses) if s in mapping and mapping[s] in t.classes]
+    want = np.array([t.classes.index(mapping[senses[i]]) for i in keep], np.int64)
+    guesses, accuracy = [], np.full(len(t.probes), np.nan)
+    for n, probe in enumerate(t.probes):
+        got = probe.predict(v[n, keep]) if keep else np.zeros(0, np.int64)
+        guesses.append([t.classes[k] for k in got])
+        if keep:
+            accuracy[n] = float(np.mean(got == want))
+    return BoardProbe(p.short_label, tuple(p.layer_names), accuracy, len(keep), guesses)

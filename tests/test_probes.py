@@ -435,3 +435,75 @@ def test_a_probes_link_says_prepare_stores_them():
 
     with pytest.raises(ValueError, match="stored probes"):
         prepare.view_from_link("http://localhost:8501/probes?a=I+bank+with+them.")
+
+
+# --- the class board ----------------------------------------------------------------------------
+
+
+def test_every_preset_is_mapped_or_says_why(data):
+    from lab import probe_views
+    from lab.board.rules import PRESETS
+
+    classes = set(data.supersense)
+    for word, senses in PRESETS.items():
+        mapping, why = probe_views.board_mapping(word, senses)
+        if mapping is None:
+            assert word in probe_views.NO_SUPERSENSES and "no supersense mapping" in why
+        else:
+            assert set(mapping) == set(senses) and set(mapping.values()) <= classes
+    assert probe_views.board_mapping("bank", ("money", "river"))[0] == {"money": "noun.group", "river": "noun.object"}
+    mapping, why = probe_views.board_mapping("bank", ("money", "snow"))
+    assert mapping is None and "no mapping" in why
+    assert probe_views.board_mapping("cell", ())[0] is None
+
+
+def test_the_board_probe_scores_the_labelled_uses(small):
+    from lab import probe_views
+    from lab.board.analysis import use_vectors
+    from lab.elmo_vs_bert import align
+
+    _, model, found = small
+    texts = ["I paid the cheque into the bank.", "We sat on the bank of the river.", "The bank lent us money.",
+             "Reeds grew along the bank."]
+    uses = [6, 3, 1, 3]
+    senses = ["money", "river", None, "river"]
+    vectors = use_vectors(align(model.run(texts)), uses)
+    mapping = probe_views.PRESET_SUPERSENSES["bank"]
+    result = probe_views.board_probe(found, vectors, senses, mapping)
+    assert result.used == 3 and len(result.accuracy) == len(found.layer_names)
+    t = found.tasks["supersense"]
+    for n, probe in enumerate(t.probes):
+        guess = [t.classes[k] for k in probe.predict(vectors[n, [0, 1, 3]])]
+        assert result.guesses[n] == guess
+        assert result.accuracy[n] == np.mean([g == w for g, w in zip(guess, ["noun.group", "noun.object",
+                                                                            "noun.object"])])
+    with pytest.raises(ValueError, match="vectors"):
+        probe_views.board_probe(found, vectors[:2], senses, mapping)
+
+
+def test_the_board_tests_the_probe_on_the_rooms_sentences(stored_probes, tmp_path, monkeypatch):
+    from lab import probe_views
+    from lab.board import analysis
+    from lab.board.store import BoardStore
+    from tests.specs import chart_keyed, values
+    from tests.test_page_board import fill, new_board, page
+
+    model, found = stored_probes
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("LAB_BOARD_DB", raising=False)
+    monkeypatch.setenv("LAB_PUBLIC_URL", "http://lab.test")
+    boards = BoardStore()
+    try:
+        board, _ = new_board(boards)
+        entries = fill(boards, board)
+        at = page("board", board=board.code)
+        assert not at.exception
+        (trace,) = [t for t in chart_keyed(at, "board_probe")["data"] if t["name"].startswith(found.short_label)]
+        vectors = analysis.use_vectors(model.run([e.text for e in entries]), [e.use_index for e in entries])
+        want = probe_views.board_probe(found, vectors, [e.sense for e in entries],
+                                       probe_views.PRESET_SUPERSENSES["bank"])
+        assert want.used == 6
+        np.testing.assert_allclose(values(trace["y"]), want.accuracy, atol=1e-6)
+        assert "python -m lab probes train --model elmo" in " ".join(c.value for c in at.caption)
+    finally:
+        boards.dispose()

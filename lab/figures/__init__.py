@@ -87,6 +87,7 @@ from lab.figures.comparison import (  # noqa: F401 - the package's public names
     word_curves_chart,
 )
 from lab.figures.probes import (  # noqa: F401 - the package's public names
+    board_probe_chart,
     guess_grid,
     probe_chart,
     probe_lines,

@@ -108,3 +108,16 @@ def guess_grid(g: Any, title: str, model_label: str, projector: bool = False) ->
                           "tickfont": {"size": s["tick"]}, "showgrid": False, "zeroline": False},
                    yaxis={"tickvals": list(range(T)), "ticktext": [label(w) for w in g.words], "autorange": "reversed",
                           "tickfont": {"size": s["tick"]}, "showgrid": False, "zeroline": False})
+
+
+def board_probe_chart(results: Sequence[tuple[int, Any]], word: str, model_label: str,
+                      projector: bool = False) -> go.Figure:
+    """The supersense probe's accuracy on a board's labelled sentences at every layer of each
+    model (colour, ``lab.probe_views.BoardProbe``), on the relative-depth axis."""
+    if not results:
+        raise ValueError("a board probe chart needs at least one model's result")
+    lines = [DepthLine(f"{r.short_label}: supersense probe", r.layer_names, _depth(len(r.layer_names)), r.accuracy,
+                       colour) for colour, r in results]
+    n = results[0][1].used
+    return depth_chart(lines, f"The supersense probe on our {n} labelled “{word}” sentences", model_label, projector,
+                       y_title="accuracy", y_range=(0.0, 1.02))
