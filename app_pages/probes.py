@@ -52,10 +52,11 @@ def charts_section() -> None:
     selectivity = state.widget(st.toggle, "probe_selectivity", "Show the selectivity (accuracy − control task)",
                                help="Above zero with an interval clear of zero: the layer tells more than a probe "
                                     "that memorises words.")
-    explain("Solid: held-out accuracy on test sentences (words may occur in training); dashed: the control "
-            "task, the same probe on random labels fixed per word, on the same sentences; dotted: accuracy on "
-            "words never seen in training. The bars are 95 % intervals over test sentences (1,000 bootstrap "
-            "resamples). The grey dashed line is the commonest class.", fr.projector, st.caption)
+    explain("Solid: held-out accuracy on test sentences; dashed: the control task, the same probe on random "
+            "labels fixed per word, on the test words that occur in training (where memorising words pays); "
+            "dotted: accuracy on words never seen in training. The selectivity is the accuracy on those seen "
+            "words minus the control's (the table gives both). The bars are 95 % intervals over test sentences "
+            "(1,000 bootstrap resamples). The grey dashed line is the commonest class.", fr.projector, st.caption)
     for task in probe_data.TASKS:
         st.subheader(probe_data.TASK_NAMES[task].capitalize())
         charts.show(figures.probe_chart(have, task, probe_data.TASK_NAMES[task], selectivity, labels, fr.projector),

@@ -174,7 +174,7 @@ def test_score_task_on_a_synthetic_layer():
     M = 600
     X, y = synthetic(3, M=M, C=32, K=4)
     rng = np.random.default_rng(4)
-    types = np.array([f"w{i % 150}" for i in range(M)])  # 150 word types, 4 uses each
+    types = np.array([f"w{i % 149}" for i in range(M)])  # 149 word types, about 4 uses each, in every split
     split = np.array(["test", "dev", "train", "train", "train"] * (M // 5))
     ex = probe_data.Examples("pos", np.arange(M), np.zeros(M, int), y, types, split, ("A", "B", "C", "D"))
     feats = np.stack([X, rng.normal(size=X.shape).astype(np.float32)])  # (2, M, C)
