@@ -496,20 +496,23 @@ def report_lines(probes: ModelProbes) -> list[str]:
 
 
 def summary(probes: ModelProbes, task: str) -> str:
-    """One sentence on a task from its numbers: the best contextual layer's accuracy, what a
-    probe that memorises words manages there, and on words never seen in training."""
+    """Sentences on a task from its numbers, at the best contextual layer: its accuracy, on
+    the test words seen in training against a probe that memorises words, on words never seen
+    in training; and, where the selectivity's interval does not lie above zero, that this
+    layer shows no more of the task than word identity does on the seen words."""
     t = probes.tasks[check_task(task)]
     n = t.best_contextual()
     s = t.scores[n]
     name = probe_data.TASK_NAMES[task]
     text = (f"{probes.short_label}'s {probes.layer_names[n]} tells the {name} of a held-out word "
-            f"{s.accuracy.value:.0%} of the time (95 % interval {s.accuracy.low:.0%}–{s.accuracy.high:.0%}); "
-            f"; on the test words seen in training it gets {s.seen.value:.0%}, where a probe that can only memorise "
-            f"words manages {s.control.value:.0%}")
+            f"{s.accuracy.value:.0%} of the time (95 % interval {s.accuracy.low:.0%}–{s.accuracy.high:.0%}). "
+            f"On the test words seen in training it gets {s.seen.value:.0%}, where a probe that can only memorise "
+            f"words manages {s.control.value:.0%} (selectivity {s.selectivity.value:+.2f}, interval "
+            f"{s.selectivity.low:+.2f} to {s.selectivity.high:+.2f})")
     if task in LEXICAL and not np.isnan(s.unseen.value):
-        text += (f", and on words it never saw in training it gets {s.unseen.value:.0%} "
+        text += (f"; on words it never saw in training it gets {s.unseen.value:.0%} "
                  f"(the commonest class alone: {t.majority_unseen:.0%})")
-    verdict = ("" if s.selectivity.excludes_zero and s.selectivity.value > 0 else
-               " — the layer adds nothing a word-memorising probe cannot do here: its selectivity's interval "
-               "includes zero")
-    return text + verdict + "."
+    if not (s.selectivity.excludes_zero and s.selectivity.value > 0):
+        text += (". On the words seen in training, this layer tells no more of the "
+                 f"{name} than memorising each word does: its selectivity's interval does not lie above zero")
+    return text + "."
