@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from lab.figures.comparison import DepthLine, depth_chart
-from lab.figures.layout import _figure
+from lab.figures.layout import PLOT_WIDTH, _figure, text_width
 from lab.figures.theme import CHANCE_COLOUR, HEADING_COLOUR, label, style
 
 # Mid-tone colours, one per class (a task with more classes reuses them: each cell also
@@ -98,11 +98,15 @@ def guess_grid(g: Any, title: str, model_label: str, projector: bool = False) ->
               ("outside the task's classes" if lab is None else f"{label(lab)} (p = {conf[t, n]:.2f})")
               for n, lab in enumerate(row)] for t, row in enumerate(labels)]
     s = style(projector)
+    # the longest label fits its cell where the plot is PLOT_WIDTH wide (a laptop, a 1024-px
+    # projector with the sidebar closed): smaller type rather than labels spilling over
+    longest = max((text_width(c, 1.0) for row in text for c in row), default=1.0)
+    size = max(s["cell_text_min"], min(s["cell_text"], 0.9 * PLOT_WIDTH / N / longest))
     trace = go.Heatmap(z=z, x=list(range(N)), y=list(range(T)), colorscale=scale, showscale=False, zmin=0,
                        zmax=max(1, T * N - 1), text=text, texttemplate="%{text}", customdata=hover,
-                       textfont={"size": s["cell_text"], "color": HEADING_COLOUR}, xgap=2, ygap=2,
+                       textfont={"size": size, "color": HEADING_COLOUR}, xgap=2, ygap=2,
                        hovertemplate="%{customdata}<extra></extra>")
-    row = round(s["cell_text"] * 2.4)
+    row = round(max(size, s["tick"]) * 2.4)
     return _figure([trace], title, model_label, projector, plot_height=row * T,
                    xaxis={"tickvals": list(range(N)), "ticktext": [label(n) for n in g.layer_names], "side": "top",
                           "tickfont": {"size": s["tick"]}, "showgrid": False, "zeroline": False},
