@@ -382,8 +382,14 @@ def test_the_live_grid_equals_the_cli(stored_probes, capsys):
     grid = chart_keyed(at, "probe_grid_bert")["data"][0]
     cells = grid["text"]
     assert len(cells) == len(cli["words"])
-    for row, word in zip(cells, cli["words"]):
+    for row, hover, word in zip(cells, grid["customdata"], cli["words"]):
         assert row == ["–" if g["label"] is None else g["label"] for g in word["guesses"]]
+        for h, g in zip(hover, word["guesses"]):  # the whole label and its probability
+            if g["label"] is None:
+                assert h.endswith("outside the task's classes")
+            else:
+                label, p = h.rsplit(": ", 1)[1].rstrip(")").split(" (p = ")
+                assert label == g["label"] and abs(float(p) - g["p"]) <= 0.0051
     assert [grid_label for grid_label in chart_keyed(at, "probe_grid_bert")["layout"]["yaxis"]["ticktext"]] == [
         w["word"] for w in cli["words"]]
     assert values(grid["z"]).size == len(cli["words"]) * len(cli["layers"])

@@ -79,6 +79,15 @@ def cell_colour(k: int, p: float) -> str:
     return f"#{r:02X}{g:02X}{b:02X}"
 
 
+def _fit(text: str, room: float, size: float) -> str:
+    """``text`` cut (with "…") to fit ``room`` px at type ``size``."""
+    if text_width(text, size) <= room:
+        return text
+    while len(text) > 1 and text_width(text + "…", size) > room:
+        text = text[:-1]
+    return text + "…"
+
+
 def guess_grid(g: Any, title: str, model_label: str, projector: bool = False) -> go.Figure:
     """A ``lab.probes.Guesses`` as a word x layer grid: each cell the probe's guess at that
     layer, coloured by the class and shaded by its probability; grey for a word outside the
@@ -100,15 +109,17 @@ def guess_grid(g: Any, title: str, model_label: str, projector: bool = False) ->
     s = style(projector)
     # the longest label fits its cell where the plot is PLOT_WIDTH wide (a laptop, a 1024-px
     # projector with the sidebar closed): smaller type rather than labels spilling over
+    room = 0.9 * PLOT_WIDTH / N  # px of a cell's width
     longest = max((text_width(c, 1.0) for row in text for c in row), default=1.0)
-    size = max(s["cell_text_min"], min(s["cell_text"], 0.9 * PLOT_WIDTH / N / longest))
+    size = max(s["cell_text_min"], min(s["cell_text"], room / longest))
+    text = [[_fit(c, room, size) for c in row] for row in text]  # the hover keeps the whole label
     trace = go.Heatmap(z=z, x=list(range(N)), y=list(range(T)), colorscale=scale, showscale=False, zmin=0,
                        zmax=max(1, T * N - 1), text=text, texttemplate="%{text}", customdata=hover,
                        textfont={"size": size, "color": HEADING_COLOUR}, xgap=2, ygap=2,
                        hovertemplate="%{customdata}<extra></extra>")
     row = round(max(size, s["tick"]) * 2.4)
     return _figure([trace], title, model_label, projector, plot_height=row * T,
-                   xaxis={"tickvals": list(range(N)), "ticktext": [label(n) for n in g.layer_names], "side": "top",
+                   xaxis={"tickvals": list(range(N)), "ticktext": [label(n) for n in g.layer_names],
                           "tickfont": {"size": s["tick"]}, "showgrid": False, "zeroline": False},
                    yaxis={"tickvals": list(range(T)), "ticktext": [label(w) for w in g.words], "autorange": "reversed",
                           "tickfont": {"size": s["tick"]}, "showgrid": False, "zeroline": False})
