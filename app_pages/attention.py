@@ -6,7 +6,6 @@ from ui.server.imports import MODEL_MODULES, before_page
 
 before_page(*MODEL_MODULES)  # first: the imports below take seconds on a fresh server (ui.server.imports)
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -149,7 +148,7 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
     charts.show(figures.vector_strip(w.x[None], [q_tok], f'1 · x: {x_what} at "{q_tok}"', "1C", label, proj,
                                      width=full),
                 key=f"att_sx_{kind}")
-    charts.show(figures.vector_strip(np.stack([w.q]), [q_tok], f'2 · q = x W_Q for "{q_tok}", head {head + 1}',
+    charts.show(figures.vector_strip(w.q[None], [q_tok], f'2 · q = x W_Q for "{q_tok}", head {head + 1}',
                                      "1D", label, proj, width=full), key=f"att_sqv_{kind}")
     c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
     for col, name, arr, part in ((c1, "K = X W_K", w.keys, "keys"), (c2, "V = X W_V", w.values, "values")):
@@ -173,8 +172,8 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
                   if masked and w.padded.any() else
                   "4 · the mask is off: the padded keys keep their scores" if w.padded.any() else
                   "4 · the mask: this row has no padding, so it adds 0 everywhere")
-    charts.show(figures.key_bars(w.scores + np.where(w.padded & masked, 0, w.bias), tokens, mask_title, label, proj,
-                                 crossed=w.padded & masked, cross_text=figures.power_of_ten(bias), selected=key,
+    charts.show(figures.key_bars(w.score_plus_mask, tokens, mask_title, label, proj,
+                                 crossed=w.crossed, cross_text=figures.power_of_ten(bias), selected=key,
                                  y_title="score + mask", width=full),
                 key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     if kind == "bert" and w.padded.any():

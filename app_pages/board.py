@@ -283,6 +283,9 @@ def projector_view(board: Board) -> None:
             "arrived, and from each layer to the next, so every projector of this board draws the same picture "
             "and what moves is what the model does.", fr.projector)
     separation_section(shown, board)
+    from ui import probe_cache  # the supersense probe on the room's sentences (What each layer knows)
+
+    probe_cache.board_section(board, shown.found, shown.senses, fr.projector)
 
 
 def separation_section(shown: ub.Room, board: Board) -> None:

@@ -3,7 +3,7 @@ and the glossary of the words the app uses."""
 
 from ui.server.imports import before_page
 
-before_page("lab.lesson")  # first: the imports below take seconds on a fresh server (ui.server.imports)
+before_page("lab.glossary", "lab.lesson")  # first: the imports below take seconds on a fresh server (ui.server.imports)
 
 import streamlit as st
 

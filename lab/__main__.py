@@ -1,4 +1,4 @@
-"""Command line: ``python -m lab info | report | export | fetch | baseline | prepare | board``.
+"""Command line: ``python -m lab info | report | export | fetch | baseline | prepare | board | probes | probe``.
 
 Every subcommand is registered here, each calling the lab module that does its work.
 
@@ -10,6 +10,8 @@ failure are shown with ``--verbose`` only.
     python -m lab baseline [--model bert|elmo] [--words W ...]   (see lab/reference.py)
     python -m lab fetch [--dir DIR] [HANDLE ...]   (see lab/fetch.py)
     python -m lab prepare [--source S] [--elmo-source S] [LINK ...]   (see lab/prepare.py)
+    python -m lab probes train | report [--model bert|elmo] [--source S]   (see lab/probe_cli.py)
+    python -m lab probe --model bert|elmo --task pos|supersense|position [--json] "Sentence."
     python -m lab export --model bert [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab export --model elmo [--source S] --out vectors.npz "Sentence one." "Two."
     python -m lab board purge [--all] [--db URL]   (see lab/board/store.py)
@@ -25,6 +27,7 @@ positions are those of ``input_word_ids``: [CLS] and [SEP] included.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -34,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 import lab
-from lab import fetch, prepare, reference, sources
+from lab import fetch, prepare, probe_cli, reference, sources
 from lab.models import FAMILIES
 from lab.tokenize import DEFAULT_A, DEFAULT_B
 
@@ -130,13 +133,20 @@ def cmd_prepare(args) -> int:
             failed += 1
     store = stored.default_store()
     corpus = reference.ReferenceStore(reference.load_corpus(), reference.cache_dir())
-    done = prepare.prepare(views, models.load, store, corpus,
+    load = functools.lru_cache(maxsize=None)(models.load)  # one model per family and source, views and probes
+    done = prepare.prepare(views, load, store, corpus,
                            progress=lambda line: print(line, file=sys.stderr, flush=True))
     counts = {status: sum(s == status for _, s, _ in done) for status in (prepare.STORED, prepare.PRESENT,
                                                                            prepare.SKIPPED)}
     failed += counts[prepare.SKIPPED]
     print(f"{counts[prepare.STORED]} views stored, {counts[prepare.PRESENT]} already stored, "
           f"{counts[prepare.SKIPPED]} not stored; in {store.folder}")
+    if not args.no_probes:
+        trained = prepare.prepare_probes([("bert", source), ("elmo", elmo_source)], load,
+                                         progress=lambda line: print(line, file=sys.stderr, flush=True))
+        failed += sum(status == prepare.SKIPPED for *_, status, _ in trained)
+        print("probes: " + ", ".join(f"{status} {sum(s == status for *_, s, _ in trained)}" for status in
+                                      (prepare.STORED, prepare.PRESENT, prepare.SKIPPED)))
     return 1 if failed else 0
 
 
@@ -315,9 +325,11 @@ def main(argv: list[str] | None = None) -> int:
     pp.add_argument("--source", default=None, help="BERT source (default: LAB_BERT_SOURCE or the embedded model)")
     pp.add_argument("--elmo-source", default=None, help="ELMo source (default: LAB_ELMO_SOURCE or the embedded model)")
     pp.add_argument("--no-defaults", action="store_true", help="only the links given, not the default sentences")
+    pp.add_argument("--no-probes", action="store_true", help="leave out the layer probes of the models")
     pp.add_argument("links", nargs="*", help="app links, e.g. 'http://localhost:8501/bert?a=...&b=...'")
     pp.set_defaults(fn=cmd_prepare)
     _board_parser(sub)
+    probe_cli.add_parsers(sub)
     verbose_help = "also show TensorFlow's log lines and each failure's full error"
     parser.add_argument("-v", "--verbose", action="store_true", help=verbose_help)
     for command in sub.choices.values():  # after the command too: python -m lab fetch --verbose

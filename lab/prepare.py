@@ -16,6 +16,9 @@ attention page's ``att_mode`` and a link's model sources). A view already stored
 it is, without loading a model. Servers, or another ``prepare``, computing the same view at
 the same time share the work: each run and each reference-corpus entry is computed by one of
 them while the others wait and read it (``lab.locks``); each still loads its own models.
+It also trains and stores both models' layer probes (``lab.probes``, the *What each layer
+knows* page; ``--no-probes`` leaves them out): about 40 s for the embedded pair on a 2-core
+machine, nothing once stored.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import parse_qs, urlsplit
 
-from lab import sources, stored
+from lab import probe_data, probes, sources, stored
 from lab.models import FAMILY_NAMES
 from lab.reference import ReferenceStore
 from lab.tokenize import DEFAULT_A, DEFAULT_B, ELMO_MAX_WORDS, prepare_text, split_words
@@ -34,7 +37,8 @@ from lab.tokenize import DEFAULT_A, DEFAULT_B, ELMO_MAX_WORDS, prepare_text, spl
 STORED_PAGES = {"bert": ("bert", False), "compare": ("bert", False), "attention": ("bert", True),
                 "elmo": ("elmo", False)}
 # app pages with no stored view -> why (the home page answers at "/", "/index" and "/home")
-NOT_STORED = dict.fromkeys(("", "index", "home"), "the home page runs no model")
+NOT_STORED = dict.fromkeys(("", "index", "home"), "the home page runs no model") | {
+    "probes": "the probes page reads the models' stored probes, which prepare stores for the default models"}
 
 
 @dataclass(frozen=True)
@@ -204,4 +208,28 @@ def prepare(views: list[View], load: Callable[[str, str], object], store: stored
                         (view, SKIPPED, "the store refused it (too large, or its folder cannot be written)"))
         _, status, why = done[-1]
         progress(f"{status}: {view.describe()}" + (f" ({why})" if why else ""))
+    return done
+
+
+def prepare_probes(models: list[tuple[str, str]], load: Callable[[str, str], object],
+                   store: stored.RunStore | None = None,
+                   progress: Callable[[str], None] = lambda line: None) -> list[tuple[str, str, str, str]]:
+    """Train and store the layer probes (``lab.probes``) of every (family, source) of ``models``
+    that has none stored; ``load(family, source)`` is called only for those. Returns (family,
+    source, STORED, PRESENT or SKIPPED, why it was skipped)."""
+    store = probes.default_store() if store is None else store
+    done = []
+    for family, source in models:
+        key = probes.probes_key(family, source, probe_data.load_data().digest)
+        if key is None:
+            done.append((family, source, SKIPPED, "the model has no files on this machine to key its probes by"))
+        elif store.has(key):
+            done.append((family, source, PRESENT, ""))
+        else:
+            progress(f"probes of {FAMILY_NAMES[family]} ({source}): every task at every layer...")
+            probes.train_and_store(load(family, source), store)
+            done.append((family, source, STORED, "") if store.has(key) else
+                        (family, source, SKIPPED, "the store refused them (its folder cannot be written)"))
+        progress(f"{done[-1][2]}: probes of {FAMILY_NAMES[family]} ({source})"
+                 + (f" ({done[-1][3]})" if done[-1][3] else ""))
     return done

@@ -441,6 +441,18 @@ class WeightSteps:
         return float(self.weights.astype(np.float64).sum())
 
     @property
+    def crossed(self) -> np.ndarray:
+        """(T,) bool: the keys the mask sends to zero (padded, with the mask on)."""
+        return self.padded & self.masked
+
+    @property
+    def score_plus_mask(self) -> np.ndarray:
+        """(T,) what the softmax adds up before its exponent: score plus the mask's bias
+        where a key keeps a real score; a ``crossed`` key keeps its bare score, since the
+        bias (-10^9) would dwarf every bar and is drawn as a cross instead."""
+        return self.scores + np.where(self.crossed, 0, self.bias)
+
+    @property
     def largest(self) -> int:
         """The key with the most weight (the first on ties)."""
         return int(np.argmax(self.weights))

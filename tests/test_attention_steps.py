@@ -31,6 +31,9 @@ def check_every_query(steps, attentions, tokens, mask, masked: bool) -> None:
                 if masked:
                     assert (w.weights[w.padded] == 0.0).all()
                     assert (w.bias[w.padded] == nn.MASK_BIAS).all() and (w.bias[~w.padded] == 0).all()
+                # the mask step's bars: real scores, and the bare score under each cross
+                np.testing.assert_array_equal(w.crossed, w.padded & masked)
+                np.testing.assert_array_equal(w.score_plus_mask, np.where(w.crossed, w.scores, w.scores + w.bias))
 
 
 # --- the seeded block --------------------------------------------------------------------

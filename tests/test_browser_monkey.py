@@ -28,7 +28,8 @@ PAGES = {"": ("Offline first.", ()), "lesson": ("A 20-minute lesson", ()),
          "bert": ("One word, two contexts", ("Word in sentence",)),
          "elmo": ("Same sentence, same vectors?", ("Word in sentence",)),
          "attention": ("Real BERT attention", ("Query token",)),
-         "compare": ("One word, both models", ("Word in sentence",))}
+         "compare": ("One word, both models", ("Word in sentence",)),
+         "probes": ("A probe is a linear classifier", ())}
 MODES = {"normal": "", "projector": "?proj=1", "quiz": "?quiz=1"}
 
 

@@ -211,6 +211,7 @@ def test_the_command_prepares_the_views_fresh_bert_and_elmo_pages_draw_without_t
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, "a link it cannot prepare makes the command fail"
     assert "5 views stored, 0 already stored, 0 not stored" in done.stdout
+    assert "probes: stored 2, already stored 0, not stored 0" in done.stdout  # both models' layer probes
     assert "skipped http://localhost:8501/home: the home page runs no model" in done.stderr
     assert "the reference corpus through BERT" in done.stderr and "the reference corpus through ELMo" in done.stderr
     # four runs, both models' facts and sense tests (the ELMo vs BERT page's runs are the BERT and ELMo pages')
@@ -226,6 +227,7 @@ def test_the_command_prepares_the_views_fresh_bert_and_elmo_pages_draw_without_t
     again = subprocess.run([sys.executable, "-m", "lab", "prepare"], cwd=ROOT, env=env, capture_output=True,
                            text=True, timeout=600)
     assert again.returncode == 0 and "0 views stored, 5 already stored" in again.stdout
+    assert "probes: stored 0, already stored 2" in again.stdout and "loading" not in again.stderr
 
 
 def test_info_says_whether_the_default_views_are_stored(tmp_path, monkeypatch, capsys, store_on):

@@ -37,6 +37,8 @@ _BLURBS = {
     "compare": "One word through both models on a shared depth axis, each layer read against its "
                "anisotropy baseline; its nearest neighbours and a map of its uses in a reference corpus, "
                "and the sense test.",
+    "probes": "What each layer knows: part of speech, supersense and position read off every layer of both "
+              "models by linear probes, each against a control task; live on your sentence.",
     "board": "The room writes sentences with one word; the projector shows every use, layer by layer, "
              "in both models, sorting itself by sense.",
 }
@@ -50,6 +52,7 @@ PAGES = tuple(
         ("elmo", "ELMo layers", ":material/layers:"),
         ("attention", "Transformer attention", ":material/hub:"),
         ("compare", "ELMo vs BERT", ":material/compare_arrows:"),
+        ("probes", "What each layer knows", ":material/psychology:"),
         ("board", "Class board", ":material/groups:"),
     )
 )

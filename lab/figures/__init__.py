@@ -10,7 +10,7 @@ its own row and column, and a clicked cell maps back to a position.
 colour-blind-safe colour scales.
 
 One module per figure family (``heatmaps``, ``layers``, ``attention``, ``steps``, ``comparison``,
-``board``), on the shared ``theme`` and ``layout``; every public name is available here,
+``board``, ``probes``), on the shared ``theme`` and ``layout``; every public name is available here,
 as ``figures.heatmap``.
 """
 
@@ -91,6 +91,12 @@ from lab.figures.comparison import (  # noqa: F401 - the package's public names
     sense_chart,
     use_map_chart,
     word_curves_chart,
+)
+from lab.figures.probes import (  # noqa: F401 - the package's public names
+    board_probe_chart,
+    guess_grid,
+    probe_chart,
+    probe_lines,
 )
 from lab.figures.board import (  # noqa: F401 - the package's public names
     NOT_SAID,

@@ -28,6 +28,8 @@ class DepthLine:
     colour: int = 0  # index into OKABE_ITO: one colour per model
     dashed: bool = False  # a baseline
     hover: str = ""  # the points' hovertemplate (%{text}: the layer's name); default: layer, depth, value
+    interval: tuple[Sequence[float], Sequence[float]] | None = None  # (low, high) per layer: error bars
+    dotted: bool = False  # a second measure of the same model (drawn dotted, full width)
 
 
 def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projector: bool = False,
@@ -49,10 +51,15 @@ def depth_chart(lines: Sequence[DepthLine], title: str, model_label: str, projec
             ticks.setdefault(float(d), [])
             if n not in ticks[float(d)]:
                 ticks[float(d)].append(n)
+        bars = {}
+        if line.interval is not None:
+            low, high = (np.asarray(v, float) for v in line.interval)
+            bars = {"error_y": {"type": "data", "symmetric": False, "array": high - y, "arrayminus": y - low,
+                                "color": OKABE_ITO[line.colour % 8], "thickness": s["line"] * 0.6}}
         traces.append(go.Scatter(
-            x=x, y=y, name=label(line.name), mode="lines+markers", text=names,
+            x=x, y=y, name=label(line.name), mode="lines+markers", text=names, **bars,
             line={"width": s["line"] * (0.7 if line.dashed else 1), "color": OKABE_ITO[line.colour % 8],
-                  "dash": "dash" if line.dashed else "solid"},
+                  "dash": "dash" if line.dashed else "dot" if line.dotted else "solid"},
             marker={"size": s["marker"] * (0.6 if line.dashed else 1)},
             hovertemplate=line.hover or "%{text} (depth %{x:.2f}): %{y:.3f}<extra>" + label(line.name) + "</extra>",
         ))
