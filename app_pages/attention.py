@@ -27,7 +27,10 @@ state.register(att_seed=0, att_mask=True, att_block_head=0, att_block_row=0, att
 state.reset_when_changed(tuple(fr.sentences), att_query=-1)  # a position means another token now
 
 st.title("Transformer attention")
-st.caption("Self-attention lets every token look at every other token. First one bare "
+# in projector mode one short line (the projector's compact header, ui.frame.page_header): the
+# page has no model details or downloads above its figures to fold away
+st.caption("Every token looks at every other: a bare block, then BERT." if fr.projector else
+           "Self-attention lets every token look at every other token. First one bare "
            "Transformer block with its padding mask, then the heads of a real BERT.")
 show_input_messages(fr)
 
@@ -137,10 +140,14 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
     query = token_picker(f"att_sq_{kind}", "Query token", [tokens[p] for p in real], (content or real)[0],
                          positions=real)
     masked = steps.bias is not None
+    w = views.weight_steps(steps, tokens, mask, row, head, query)
+    question = quiz.most_weight(tokens[query], tokens, w.weights)
+    # on a projector the question comes before the steps, so that the class sees it first
+    if proj and not quiz_gate.gate(question, f"att_steps_{kind}", hides="every step of this weight"):
+        return
     st.caption(f"{md_escape(where)}, {md_escape(row_name)}; the padding mask is **{'on' if masked else 'OFF'}**. "
                "Every number below is the model's own, read from its attention layer (but for a "
                "temperature other than 1).")
-    w = views.weight_steps(steps, tokens, mask, row, head, query)
     q_tok, T, D = tokens[query], len(tokens), len(w.q)
     picked = state.get(f"att_sk_{kind}")
     key = picked if 0 <= picked < T else w.largest
@@ -178,8 +185,8 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
                 key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     if kind == "bert" and w.padded.any():
         st.caption("BERT has no switch to turn its mask off: it was trained with it.")
-    if not quiz_gate.gate(quiz.most_weight(q_tok, tokens, w.weights), f"att_steps_{kind}",
-                          hides="the softmax weights, the output and the neuron view"):
+    if not proj and not quiz_gate.gate(question, f"att_steps_{kind}",
+                                       hides="the softmax weights, the output and the neuron view"):
         return
     t = state.widget(st.slider, f"att_temp_{kind}", "Temperature t (not the model: the model uses t = 1)",
                      min_value=0.25, max_value=4.0, step=0.25,
@@ -221,7 +228,8 @@ def block_run(sentences: tuple[str, ...], seed: int, use_mask: bool):
 
 @state.fragment
 def minimal_block() -> None:
-    st.header("1 · One Transformer block and its padding mask")
+    if not fr.projector:  # on a projector the section's tab names it
+        st.header("1 · One Transformer block and its padding mask")
     explain(
         "The two sentences go in as **one batch**, so the shorter one is filled up with `[PAD]` "
         "(id 0). The **padding mask** (1 = real token, 0 = padding) becomes a bias of −10⁹ on "
@@ -245,11 +253,16 @@ def minimal_block() -> None:
     with c4:
         row = state.choice(st.segmented_control, "att_block_row", "Batch row", [0, 1], 0,
                            format_func=lambda b: f"sentence {'AB'[b]}")
+    # on a projector an opened step-by-step section (a lesson link's) comes first, on the first screen
+    steps_first = fr.projector and state.get("att_steps_block")
+    if steps_first:
+        how_one_weight("block")
     st.info(f"The weights are **random** (seed {int(seed)}), not trained: the pattern shows the "
             "mechanics of attention, not meaning.", icon=":material/casino:")
     _block_batch(run)
     _block_head(run, head, row)
-    how_one_weight("block")
+    if not steps_first:
+        how_one_weight("block")
 
 
 def _block_batch(run) -> None:
@@ -302,7 +315,16 @@ def _block_head(run, head: int, row: int) -> None:
            "att_block_matrix", "att_block_tbl")
 
 
-minimal_block()
+# In projector mode the two sections are tabs, and the one a link sets up (pair mode is section
+# 2's) opens first, so that its figure, not the other section, fills the first screen.
+BLOCK_TAB, BERT_TAB = "1 · One Transformer block", "2 · Real BERT attention"
+if fr.projector:
+    block_tab, bert_tab = st.tabs([BLOCK_TAB, BERT_TAB],
+                                  default=BERT_TAB if state.get("att_mode") == "pair" else BLOCK_TAB)
+else:
+    block_tab = bert_tab = st.container()
+with block_tab:
+    minimal_block()
 
 
 # --- 2. real BERT heads ------------------------------------------------------------------
@@ -357,7 +379,8 @@ def _input_controls(cols) -> tuple[bool, str, str]:
 
 @state.fragment
 def bert_heads() -> None:
-    st.header("2 · Real BERT attention")
+    if not fr.projector:  # on a projector the section's tab names it
+        st.header("2 · Real BERT attention")
     model = _attention_model()
     if model is None:
         return
@@ -475,5 +498,6 @@ def _query_row(view: views.AttentionView, layer: int, qi: int, model_label: str)
            "att_row_matrix", "att_row_tbl")
 
 
-bert_heads()
+with bert_tab:
+    bert_heads()
 state.sync_url()

@@ -62,8 +62,11 @@ def test_the_lesson_padding_step_opens_the_section_on_a_padded_key():
     run = run_block([DEFAULT_A, DEFAULT_B], use_mask=False)
     key = int(params["att_sk_block"])
     assert run.batch.tokens[0][key] == "[PAD]"  # the link's key is a padded one of sentence A
-    # the link opens in quiz mode: the softmax waits behind its question until revealed
-    assert "att_ssoft_block" not in [c.key for c in at.get("plotly_chart")]
+    # the link opens in quiz mode on a projector: every step waits behind its question until
+    # revealed (the question first, on the first screen)
+    assert ("proj", "1") in PADDING_DEMO.params
+    steps = ("att_sx_block", "att_sqv_block", "att_sdot_block", "att_smask_block", "att_ssoft_block")
+    assert not set(steps) & {c.key for c in at.get("plotly_chart")}
     at.button(key="_quiz_reveal_att_steps_block").click()
     rerun(at)
     assert '"[PAD]"' in chart_keyed(at, "att_sneuron_block")["layout"]["title"]["text"]

@@ -39,7 +39,9 @@ def test_bert_page_hides_the_curve_until_reveal(embedded_bert, params):
     assert not at.exception
     assert not at.get("plotly_chart") and not at.metric  # no figure, no value
     assert all("input_mask" in list(t.index) for t in tables(at))  # only the WordPiece tables
-    assert any("sections 3 and 4" in c.value for c in at.caption)  # says what else waits
+    # says what else waits: under the Reveal button, or on a projector in its help
+    said = [c.value for c in at.caption] + [at.button(key="_quiz_reveal_bert").help or ""]
+    assert any("sections 3 and 4" in line for line in said)
     assert not any(h.value.startswith(("3 ·", "4 ·")) for h in at.header)
     out = embedded_bert.run([A, B])
     cos = expected_curve(out, 2, 6)

@@ -34,11 +34,21 @@ def gate(question: Question, key: str, hides: str) -> bool:
     revealed_key = f"_quiz_{key}"
     shown = st.session_state.get(revealed_key) == tag
     with st.container(border=True):
-        st.markdown(f"**Quiz:** {md_escape(question.text)}")
+        # on a projector the question and its Reveal button share the first line, so that both
+        # fit the first screen under the page's compact header (ui.frame.page_header)
+        compact = not shown and bool(state.get("proj"))
+        ask, reveal = st.columns([4, 1], vertical_alignment="top") if compact else (st, st)
+        ask.markdown(f"**Quiz:** {md_escape(question.text)}")
+        if compact:
+            reveal.button("Reveal", key=f"_quiz_reveal_{key}", type="primary", width="stretch",
+                          help=f"Quiz mode hides {hides} until you press Reveal.",
+                          on_click=lambda: st.session_state.__setitem__(revealed_key, tag))
         mark = {question.answer: " ✓"} if shown else {}
         pick = st.radio("Your class's answer", options=list(range(len(question.choices))), index=None,
                         format_func=lambda i: md_escape(question.choices[i]) + mark.get(i, ""),
                         key=f"_quiz_pick_{key}_{tag}", horizontal=True)
+        if compact:
+            return False
         if not shown:
             st.button("Reveal", key=f"_quiz_reveal_{key}", type="primary",
                       on_click=lambda: st.session_state.__setitem__(revealed_key, tag))
