@@ -5,6 +5,7 @@ a sub-path, and no cookie for a wrong key, an unknown board or a broken link."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
@@ -44,7 +45,10 @@ def get(path: str, query: dict, headers: dict | None = None, scheme: str = "http
              "path": path, "raw_path": path.encode(), "root_path": "", "query_string": urlencode(query).encode(),
              "headers": [(k.encode(), v.encode()) for k, v in (headers or {}).items()],
              "server": ("lab.test", 80), "client": ("127.0.0.1", 5000)}
-    asyncio.run(app()(scope, receive, send))
+    # in a thread of its own: Playwright's sync API (browser tests in the same run) keeps an
+    # event loop running in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, app()(scope, receive, send)).result()
     start = sent[0]
     body = b"".join(m.get("body", b"") for m in sent[1:])
     return start["status"], [(k.decode(), v.decode()) for k, v in start["headers"]], body.decode()
