@@ -18,6 +18,7 @@ from bench.session import free_port
 from lab.board import join, links, rules
 from lab.board.store import BoardStore
 from tests.browser import serve_app
+from tests.test_browser_board import maps_hold
 
 pytestmark = pytest.mark.browser
 
@@ -97,15 +98,20 @@ def assert_log_clean(srv) -> None:
         assert "Traceback" not in text, text[-3000:]
 
 
-def test_locked_screens_and_a_killed_server_lose_nothing(room, phones):
-    """Three phones. One's page is frozen (a locked screen) and one's network is cut for
+def test_locked_screens_and_a_killed_server_lose_nothing(room, phones, browser):
+    """Three phones and a projector. One's page is frozen (a locked screen) and one's network is cut for
     LOCKED_S while their students type: both come back with their text and send it. Then
     the server is SIGKILLed mid-typing: a post sent while it is down says the board's server
     is not answering and keeps the sentence; after the restart every draft is in its box
-    (a reload included) and one tap sends it. Every answered post is stored exactly once."""
+    (a reload included) and one tap sends it. Every answered post is stored exactly once,
+    and the projector, left open through it all, shows every one. (The teacher's tab
+    through the same kind of restart: tests/test_browser_teacher.py.)"""
     srv, store = room
     board = open_board(store)
     link = links.join_link(srv.url, board.code)
+    screen = browser.new_context(viewport={"width": 1024, "height": 768})
+    projector = screen.new_page()
+    projector.goto(links.projector_link(srv.url, board.code))
     frozen, offline, steady = phones(3)
     for pg in (frozen, offline, steady):
         pg.goto(link)
@@ -162,6 +168,9 @@ def test_locked_screens_and_a_killed_server_lose_nothing(room, phones):
     entries = store.entries(board.id)
     assert sorted(e.text for e in entries) == sorted(told)  # 0 lost, 0 doubled
     assert {e.text: e.number for e in entries} == told
+    # the projector reconnected by itself and draws them all (a new session loads both models)
+    maps_hold(projector, [e.id for e in entries], time.monotonic(), 240)
+    screen.close()
     assert phones.errors == []
     assert_log_clean(srv)
 
