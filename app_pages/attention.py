@@ -148,10 +148,23 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
     st.caption(f"{md_escape(where)}, {md_escape(row_name)}; the padding mask is **{'on' if masked else 'OFF'}**. "
                "Every number below is the model's own, read from its attention layer (but for a "
                "temperature other than 1).")
-    q_tok, T, D = tokens[query], len(tokens), len(w.q)
     picked = state.get(f"att_sk_{kind}")
-    key = picked if 0 <= picked < T else w.largest
-    pick_key = clicks.pick(f"att_sk_{kind}", list(range(T)))
+    key = picked if 0 <= picked < len(tokens) else w.largest
+    pick_key = clicks.pick(f"att_sk_{kind}", list(range(len(tokens))))
+    # what every step figure shares: its key, tokens and look, and the key clicked
+    look = (kind, tokens, label, proj, full, half, key, pick_key)
+    _input_steps(look, w, query, head, x_what)
+    _score_steps(look, w, masked)
+    if not proj and not quiz_gate.gate(question, f"att_steps_{kind}",
+                                       hides="the softmax weights, the output and the neuron view"):
+        return
+    _softmax_steps(look, w, steps, mask, row, head, query)
+
+
+def _input_steps(look: tuple, w, query: int, head: int, x_what: str) -> None:
+    """1-2: the query's x and q, and every token's K and V."""
+    kind, tokens, label, proj, full, half, key, pick_key = look
+    q_tok = tokens[query]
     charts.show(figures.vector_strip(w.x[None], [q_tok], f'1 · x: {x_what} at "{q_tok}"', "1C", label, proj,
                                      width=full),
                 key=f"att_sx_{kind}")
@@ -162,6 +175,12 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
         with col:
             ck = f"att_s{part}_{kind}"
             charts.show(_kept_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj, width=half), key=ck)
+
+
+def _score_steps(look: tuple, w, masked: bool) -> None:
+    """3-4: q . k_j, the scaled scores, and what the mask adds."""
+    kind, tokens, label, proj, full, half, key, pick_key = look
+    T, D = len(tokens), len(w.q)
     c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
     with c1:
         ck = f"att_sdot_{kind}"
@@ -185,9 +204,12 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
                 key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     if kind == "bert" and w.padded.any():
         st.caption("BERT has no switch to turn its mask off: it was trained with it.")
-    if not proj and not quiz_gate.gate(question, f"att_steps_{kind}",
-                                       hides="the softmax weights, the output and the neuron view"):
-        return
+
+
+def _softmax_steps(look: tuple, w, steps, mask, row: int, head: int, query: int) -> None:
+    """5-7: the softmax (with the temperature what-if), the output and the neuron view."""
+    kind, tokens, label, proj, full, half, key, pick_key = look
+    q_tok = tokens[query]
     t = state.widget(st.slider, f"att_temp_{kind}", "Temperature t (not the model: the model uses t = 1)",
                      min_value=0.25, max_value=4.0, step=0.25,
                      help="Divides the scaled scores by t before the softmax: a what-if, to show why "
