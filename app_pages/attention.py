@@ -123,121 +123,141 @@ def how_one_weight(kind: str, layer: int = 0, head: int = 0) -> None:
         _weight_steps(kind, tokens[row], mask[row], steps, row, row_name, head, where, label, x_what)
 
 
+def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, x_what) -> None:
+    """The steps of one query in one head, a panel each with its shape. The steps that change
+    together share a chart (``figures.stacked``); K and V, the same for every query, are
+    charts of their own that a query click leaves as they are."""
+    proj = fr.projector
+    full = STEP_WIDTH if proj else 1.0  # the share of a full-width chart, for wrapping titles
+    real = [p for p in range(len(tokens)) if mask[p]]
+    content = [p for p in real if tokens[p] not in analysis.SPECIAL]
+    query = token_picker(f"att_sq_{kind}", "Query token", [tokens[p] for p in real], (content or real)[0],
+                         positions=real)
+    w = views.weight_steps(steps, tokens, mask, row, head, query)
+    question, gate_key = quiz.most_weight(tokens[query], tokens, w.weights), f"att_steps_{kind}"
+    # on a projector the question comes before the steps, so that the class sees it first
+    if proj and not quiz_gate.gate(question, gate_key, hides="every step of this weight"):
+        return
+    masked = steps.bias is not None
+    st.caption(f"{md_escape(where)}, {md_escape(row_name)}; the padding mask is **{'on' if masked else 'OFF'}**. "
+               "Every number below is the model's own, read from its attention layer (but for a "
+               "temperature other than 1).")
+    picked = state.get(f"att_sk_{kind}")
+    key = picked if 0 <= picked < len(tokens) else w.largest
+    # elsewhere the question follows the scores, which answer it; the softmax and what it
+    # gives wait for the reveal
+    soft = None
+    if proj or quiz_gate.revealed(question, gate_key):
+        token_picker(f"att_sk_{kind}", "Key for the neuron view (or click a bar)", tokens, key)
+        soft = views.weight_steps(steps, tokens, mask, row, head, query, temperature=_temperature(kind))
+    look = (tokens, proj, full, key)
+    q_tok = tokens[query]
+    _show_steps(kind, _input_panels(look, w, query, head, x_what), f'1-2 · from the input to the query, at "{q_tok}"',
+                label, proj, full)
+    c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
+    for col, name, arr, part in ((c1, "K = X W_K", w.keys, "keys"), (c2, "V = X W_V", w.values, "values")):
+        with col:  # the same for every query: a click leaves these charts as they are
+            charts.show(_kept_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj,
+                                    width=full if proj else 0.5), key=f"att_s{part}_{kind}")
+    pick_key = clicks.pick(f"att_sk_{kind}", list(range(len(tokens))))
+    to = ("3-5", "weights") if soft is not None else ("3-4", "scores")
+    _show_steps(kind, _score_panels(look, w, masked, soft), f"{to[0]} · from q and every k to the {to[1]}, key by key",
+                label, proj, full, pick_key)
+    if soft is not None:
+        _show_steps(kind, _output_panels(look, soft, query), f'6-7 · the output at "{q_tok}", and one key up close',
+                    label, proj, full)
+    if kind == "bert" and w.padded.any():
+        st.caption("BERT has no switch to turn its mask off: it was trained with it.")
+    if not proj and not quiz_gate.gate(question, gate_key, hides="the softmax weights, the output and the neuron view"):
+        return
+    _output_notes(soft, tokens)
+
+
 # a resource: K and V stay the same while a class clicks through the queries of a head
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _kept_strip(*args, **kwargs):
     return figures.vector_strip(*args, **kwargs)
 
 
-def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, x_what) -> None:
-    """The steps of one query in one head, each figure with its shape."""
-    proj = fr.projector
-    # the share of a full-width chart each figure gets, for wrapping its title: in projector
-    # mode a 1024-px screen with the sidebar open; otherwise two columns side by side
-    full, half = (STEP_WIDTH, STEP_WIDTH) if proj else (1.0, 0.5)
-    real = [p for p in range(len(tokens)) if mask[p]]
-    content = [p for p in real if tokens[p] not in analysis.SPECIAL]
-    query = token_picker(f"att_sq_{kind}", "Query token", [tokens[p] for p in real], (content or real)[0],
-                         positions=real)
-    masked = steps.bias is not None
-    w = views.weight_steps(steps, tokens, mask, row, head, query)
-    question = quiz.most_weight(tokens[query], tokens, w.weights)
-    # on a projector the question comes before the steps, so that the class sees it first
-    if proj and not quiz_gate.gate(question, f"att_steps_{kind}", hides="every step of this weight"):
-        return
-    st.caption(f"{md_escape(where)}, {md_escape(row_name)}; the padding mask is **{'on' if masked else 'OFF'}**. "
-               "Every number below is the model's own, read from its attention layer (but for a "
-               "temperature other than 1).")
-    picked = state.get(f"att_sk_{kind}")
-    key = picked if 0 <= picked < len(tokens) else w.largest
-    pick_key = clicks.pick(f"att_sk_{kind}", list(range(len(tokens))))
-    # what every step figure shares: its key, tokens and look, and the key clicked
-    look = (kind, tokens, label, proj, full, half, key, pick_key)
-    _input_steps(look, w, query, head, x_what)
-    _score_steps(look, w, masked)
-    if not proj and not quiz_gate.gate(question, f"att_steps_{kind}",
-                                       hides="the softmax weights, the output and the neuron view"):
-        return
-    _softmax_steps(look, w, steps, mask, row, head, query)
+def _show_steps(kind: str, named: list, title: str, label: str, proj: bool, full: float, pick_key=None) -> None:
+    """Steps that change together, (name, figure) each, as one chart (``figures.stacked``)
+    keyed by the first one's name; ``pick_key`` takes a clicked key's position."""
+    ck = f"att_s{named[0][0]}_{kind}"
+    fig = figures.stacked([f for _, f in named], title, label, proj, width=full, names=[n for n, _ in named])
+    if pick_key is None:
+        charts.show(fig, key=ck)
+    else:
+        charts.show(fig, key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
 
 
-def _input_steps(look: tuple, w, query: int, head: int, x_what: str) -> None:
-    """1-2: the query's x and q, and every token's K and V."""
-    kind, tokens, label, proj, full, half, key, pick_key = look
+def _temperature(kind: str) -> float:
+    """The temperature slider (shown once the softmax may be): a what-if, never the model."""
+    return state.widget(st.slider, f"att_temp_{kind}", "Temperature t (not the model: the model uses t = 1)",
+                        min_value=0.25, max_value=4.0, step=0.25,
+                        help="Divides the scaled scores by t before the softmax: a what-if, to show why "
+                             "the scores are scaled. Large t flattens the weights, small t sharpens them.")
+
+
+def _input_panels(look: tuple, w, query: int, head: int, x_what: str) -> list:
+    """1-2: the query's x and q, as (name, figure)."""
+    tokens, proj, full, key = look
     q_tok = tokens[query]
-    charts.show(figures.vector_strip(w.x[None], [q_tok], f'1 · x: {x_what} at "{q_tok}"', "1C", label, proj,
-                                     width=full),
-                key=f"att_sx_{kind}")
-    charts.show(figures.vector_strip(w.q[None], [q_tok], f'2 · q = x W_Q for "{q_tok}", head {head + 1}',
-                                     "1D", label, proj, width=full), key=f"att_sqv_{kind}")
-    c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
-    for col, name, arr, part in ((c1, "K = X W_K", w.keys, "keys"), (c2, "V = X W_V", w.values, "values")):
-        with col:
-            ck = f"att_s{part}_{kind}"
-            charts.show(_kept_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj, width=half), key=ck)
+    return [("x", figures.vector_strip(w.x[None], [q_tok], f'1 · x: {x_what} at "{q_tok}"', "1C", "", proj,
+                                       width=full)),
+            ("q", figures.vector_strip(w.q[None], [q_tok], f'2 · q = x W_Q for "{q_tok}", head {head + 1}', "1D", "",
+                                       proj, width=full))]
 
 
-def _score_steps(look: tuple, w, masked: bool) -> None:
-    """3-4: q . k_j, the scaled scores, and what the mask adds."""
-    kind, tokens, label, proj, full, half, key, pick_key = look
+def _score_panels(look: tuple, w, masked: bool, soft) -> list:
+    """3-5 over the keys: q . k_j, the scaled scores, what the mask adds and, given ``soft``
+    (the steps at the slider's temperature), the softmax's weights, as (name, figure)."""
+    tokens, proj, full, key = look
     T, D = len(tokens), len(w.q)
-    c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
-    with c1:
-        ck = f"att_sdot_{kind}"
-        charts.show(figures.key_bars(w.dots, tokens, f"3 · q · k_j for every key j · {figures.shape_note('T', (T,))}",
-                                     label, proj, selected=key, y_title="q · k_j", width=half),
-                    key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
-    with c2:
-        ck = f"att_sscaled_{kind}"
-        charts.show(figures.key_bars(w.scores, tokens, f"3 · divided by √D = √{D}: × {w.scale:.4f}", label, proj,
-                                     selected=key, y_title="score", width=half),
-                    key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
     bias = w.bias[w.padded][0] if w.padded.any() and masked else 0.0
-    ck = f"att_smask_{kind}"
     mask_title = (f"4 · the mask adds {figures.power_of_ten(bias)} to the {int(w.padded.sum())} padded keys (crosses)"
                   if masked and w.padded.any() else
                   "4 · the mask is off: the padded keys keep their scores" if w.padded.any() else
                   "4 · the mask: this row has no padding, so it adds 0 everywhere")
-    charts.show(figures.key_bars(w.score_plus_mask, tokens, mask_title, label, proj,
-                                 crossed=w.crossed, cross_text=figures.power_of_ten(bias), selected=key,
-                                 y_title="score + mask", width=full),
-                key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
-    if kind == "bert" and w.padded.any():
-        st.caption("BERT has no switch to turn its mask off: it was trained with it.")
+    named = [("dots", figures.key_bars(w.dots, tokens, f"3 · q · k_j for every key j · "
+                                       f"{figures.shape_note('T', (T,))}", "", proj, selected=key,
+                                       y_title="q · k_j", width=full)),
+             ("scores", figures.key_bars(w.scores, tokens, f"3 · divided by √D = √{D}: × {w.scale:.4f}", "", proj,
+                                         selected=key, y_title="score", width=full)),
+             ("mask", figures.key_bars(w.score_plus_mask, tokens, mask_title, "", proj, crossed=w.crossed,
+                                       cross_text=figures.power_of_ten(bias), selected=key, y_title="score + mask",
+                                       width=full))]
+    if soft is not None:
+        top = soft.largest
+        named.append(("softmax", figures.key_bars(
+            soft.weights, tokens, f'5 · softmax: the weights sum to {soft.weight_sum:.6f}; largest "{tokens[top]}" '
+            f"{soft.weights[top]:.3f}{_what_if(soft)}", "", proj, selected=key, y_title="weight", width=full)))
+    return named
 
 
-def _softmax_steps(look: tuple, w, steps, mask, row: int, head: int, query: int) -> None:
-    """5-7: the softmax (with the temperature what-if), the output and the neuron view."""
-    kind, tokens, label, proj, full, half, key, pick_key = look
+def _what_if(w) -> str:
+    return "" if w.model_numbers else f" — temperature {w.temperature:g}, NOT THE MODEL"
+
+
+def _output_panels(look: tuple, w, query: int) -> list:
+    """6-7: the output and the neuron view of the key picked, as (name, figure)."""
+    tokens, proj, full, key = look
     q_tok = tokens[query]
-    t = state.widget(st.slider, f"att_temp_{kind}", "Temperature t (not the model: the model uses t = 1)",
-                     min_value=0.25, max_value=4.0, step=0.25,
-                     help="Divides the scaled scores by t before the softmax: a what-if, to show why "
-                          "the scores are scaled. Large t flattens the weights, small t sharpens them.")
-    if t != 1.0:
-        w = views.weight_steps(steps, tokens, mask, row, head, query, temperature=t)
-    what_if = "" if w.model_numbers else f" — temperature {t:g}, NOT THE MODEL"
-    top = w.largest
-    ck = f"att_ssoft_{kind}"
-    charts.show(figures.key_bars(w.weights, tokens, f'5 · softmax: the weights sum to {w.weight_sum:.6f}; largest '
-                                 f'"{tokens[top]}" {w.weights[top]:.3f}{what_if}', label, proj, selected=key,
-                                 y_title="weight", width=full),
-                key=ck, selection_mode="points", on_select=clicks.on_click(ck, x=pick_key))
+    return [("output", figures.vector_strip(w.output[None], [q_tok], f'6 · output = Σ_j w_j v_j for "{q_tok}"'
+                                            f"{_what_if(w)}", "1D", "", proj, width=full)),
+            ("neuron", figures.vector_strip(w.neuron(key), ["q", f"k ({tokens[key]})", "q * k"],
+                                            f'7 · neuron view, key "{tokens[key]}": the products sum to q · k = '
+                                            f"{w.dots[key]:.3f}, score {w.scores[key]:.3f}", "3D", "", proj,
+                                            width=full))]
+
+
+def _output_notes(w, tokens) -> None:
+    """What the softmax gives the padded keys, and the keys that add most to the output."""
     if w.padded.any():
         largest_pad = float(w.weights[w.padded].max())
         st.markdown(f"Weight on the padded keys: **{largest_pad:.6f}** at most"
                     + (" — exactly zero." if largest_pad == 0 else " — real weight, taken from the real words."))
-    charts.show(figures.vector_strip(w.output[None], [q_tok], f'6 · output = Σ_j w_j v_j for "{q_tok}"{what_if}',
-                                     "1D", label, proj, width=full), key=f"att_sout_{kind}")
     st.caption("The keys that add most to the output (the length of w_j v_j): "
                + ", ".join(f"**{md_escape(tokens[j])}** ({w.contributions[j]:.3f})" for j in w.top(3)) + ".")
-    token_picker(f"att_sk_{kind}", "Key for the neuron view (or click a bar)", tokens, key)
-    n = w.neuron(key)
-    charts.show(figures.vector_strip(n, ["q", f"k ({tokens[key]})", "q * k"],
-                                     f'7 · neuron view, key "{tokens[key]}": the products sum to q · k = '
-                                     f"{w.dots[key]:.3f}, score {w.scores[key]:.3f}", "3D", label, proj,
-                                     width=full),
-                key=f"att_sneuron_{kind}")
 
 
 # --- 1. a minimal block ------------------------------------------------------------------

@@ -26,7 +26,7 @@ from bench.browser import clicks as head_view_clicks, row, timed_in_page, wait_i
 from bench.session import Server, parser
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
-SOFTMAX = "5 · softmax"
+SOFTMAX = "5 · softmax"  # a step of the section's chart
 SCREENS = 8  # screenshots of the projector view, 700 px apart
 
 

@@ -158,6 +158,34 @@ def test_key_bars_draw_the_mask_as_crosses_and_strips_write_their_shape(block):
         figures.vector_strip(w.keys, ["a"], "K", "TD", "m")
 
 
+@pytest.mark.parametrize("projector", [False, True])
+def test_a_stack_keeps_each_step_its_title_its_own_axes_and_its_numbers(block, projector):
+    w = views.weight_steps(block.steps, block.batch.tokens[0], block.batch.padding_mask[0], 0, 0, 2)
+    steps = [figures.key_bars(w.dots, w.tokens, "3 · q · k_j (T) = (10)", "", projector),
+             figures.key_bars(w.score_plus_mask, w.tokens, "4 · the mask", "", projector, crossed=w.padded,
+                              cross_text="−10⁹"),
+             figures.vector_strip(w.neuron(1), ["q", "k", "q * k"], "7 · neuron view", "3D", "", projector)]
+    fig = figures.stacked(steps, "3-7 · steps", "the block", projector, names=("dots", "mask", "neuron"))
+    assert figures.panel_titles(fig) == ["3 · q · k_j (T) = (10)", "4 · the mask",
+                                         f"7 · neuron view · (3, D) = (3, {len(w.q)})"]
+    assert "the block" in fig.layout.title.text and [t.name for t in fig.data] == ["dots", "mask", "mask", "neuron"]
+    # each step on its own axes, top to bottom, none overlapping, its title above it
+    assert [(t.xaxis, t.yaxis) for t in fig.data] == [("x", "y"), ("x2", "y2"), ("x2", "y2"), ("x3", "y3")]
+    domains = [fig.layout[f"yaxis{s}"].domain for s in ("", "2", "3")]
+    assert all(lo < hi for lo, hi in domains) and all(a[0] > b[1] for a, b in zip(domains, domains[1:]))
+    assert all(d[1] <= a.y < (above[0] if above else 1.2) for a, d, above in
+               zip(fig.layout.annotations, domains, [None] + domains[:-1]))
+    # the numbers are the steps' own; the strip's colour bar beside its own strip
+    np.testing.assert_allclose(fig.data[0].y, w.dots)
+    np.testing.assert_array_equal(np.asarray(fig.data[3].z), w.neuron(1).astype(float))
+    bar = fig.data[3].colorbar
+    assert domains[2][0] - 1e-9 <= bar.y - bar.len / 2 and bar.y + bar.len / 2 <= domains[2][1] + 1e-9
+    # one key axis: its labels written once, under the last step that has it
+    assert fig.layout.xaxis.showticklabels is False and fig.layout.xaxis3.showticklabels is not False
+    with pytest.raises(ValueError, match="names"):
+        figures.stacked(steps, "t", "m", names=("one",))
+
+
 def test_powers_of_ten_are_written_as_prose_writes_them():
     assert [figures.power_of_ten(v) for v in (nn.MASK_BIAS, 1e3, 0.01, -2.5, 0.0)] == ["−10⁹", "10³", "10⁻²",
                                                                                       "-2.5", "0"]

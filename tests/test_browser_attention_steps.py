@@ -51,22 +51,29 @@ def test_no_click_on_the_step_sections_breaks_the_page(served_app, page, mode):
 
 
 def step_figures(projector: bool) -> dict:
+    """The section's chart as the page builds it, every step shown (x, q, K, V, the bar steps
+    with the mask's crosses and a what-if softmax, the output and the neuron view), and the
+    shortest it gets (quiz mode, before the reveal)."""
     run = run_block([DEFAULT_A, DEFAULT_B], use_mask=True)
     w = views.weight_steps(run.steps, run.batch.tokens[0], run.batch.padding_mask[0], 0, 1, 2)
     m, p, T = run.label, projector, len(w.tokens)
-    return {
-        "x": figures.vector_strip(w.x[None], ["bank"], '1 · x: the embedding + position at "bank"', "1C", m, p),
-        "keys": figures.vector_strip(w.keys, w.tokens, "2 · K = X W_K: every token", "TD", m, p, clickable=True),
-        "dots": figures.key_bars(w.dots, w.tokens, f"3 · q · k_j for every key j · {figures.shape_note('T', (T,))}",
-                                 m, p, selected=8, y_title="q · k_j"),
-        "mask": figures.key_bars(np.where(w.padded, 0, w.scores), w.tokens, "4 · the mask adds −10⁹ to the 2 "
-                                 "padded keys (crosses)", m, p, crossed=w.padded, cross_text="−10⁹",
-                                 y_title="score + mask"),
-        "softmax": figures.key_bars(w.weights, w.tokens, f'5 · softmax: the weights sum to {w.weight_sum:.6f}; '
-                                    'largest "interest" 0.377 — temperature 4, NOT THE MODEL', m, p, y_title="weight"),
-        "neuron": figures.vector_strip(w.neuron(8), ["q", "k ([PAD])", "q * k"], '7 · neuron view, key "[PAD]": '
-                                       "the products sum to q · k = 1.234, score 0.218", "3D", m, p),
-    }
+    panels = [
+        figures.vector_strip(w.x[None], ["bank"], '1 · x: the embedding + position at "bank"', "1C", "", p),
+        figures.vector_strip(w.q[None], ["bank"], '2 · q = x W_Q for "bank", head 2', "1D", "", p),
+        figures.vector_strip(w.keys, w.tokens, "2 · K = X W_K: every token", "TD", "", p),
+        figures.vector_strip(w.values, w.tokens, "2 · V = X W_V: every token", "TD", "", p),
+        figures.key_bars(w.dots, w.tokens, f"3 · q · k_j for every key j · {figures.shape_note('T', (T,))}",
+                         "", p, selected=8, y_title="q · k_j"),
+        figures.key_bars(w.scores, w.tokens, "3 · divided by √D = √16: × 0.2500", "", p, y_title="score"),
+        figures.key_bars(np.where(w.padded, 0, w.scores), w.tokens, "4 · the mask adds −10⁹ to the 2 padded keys "
+                         "(crosses)", "", p, crossed=w.padded, cross_text="−10⁹", y_title="score + mask"),
+        figures.key_bars(w.weights, w.tokens, f'5 · softmax: the weights sum to {w.weight_sum:.6f}; largest '
+                         '"interest" 0.377 — temperature 4, NOT THE MODEL', "", p, y_title="weight"),
+        figures.vector_strip(w.output[None], ["bank"], '6 · output = Σ_j w_j v_j for "bank"', "1D", "", p),
+        figures.vector_strip(w.neuron(8), ["q", "k ([PAD])", "q * k"], '7 · neuron view, key "[PAD]": '
+                             "the products sum to q · k = 1.234, score 0.218", "3D", "", p)]
+    return {"every step": figures.stacked(panels, 'How "bank" attends: steps 1 to 7, head 2', m, p),
+            "before the reveal": figures.stacked(panels[:7], 'How "bank" attends: steps 1 to 4, head 2', m, p)}
 
 
 @pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])

@@ -21,6 +21,17 @@ def active() -> bool:
     return bool(state.get("quiz"))
 
 
+def _tag(question: Question) -> str:
+    return hashlib.sha1(question.text.encode() + repr(question.choices).encode()).hexdigest()[:10]
+
+
+def revealed(question: Question, key: str) -> bool:
+    """True when ``gate(question, key, ...)`` lets its figures be drawn: no quiz, or this
+    question revealed. For a page that draws part of a figure before asking (the question
+    below the numbers that answer it, the rest of the figure after the reveal)."""
+    return not active() or st.session_state.get(f"_quiz_{key}") == _tag(question)
+
+
 def gate(question: Question, key: str, hides: str) -> bool:
     """Ask ``question`` in quiz mode; True when the figures may be drawn (revealed, or no quiz).
     ``hides`` says what waits for the reveal (a page may hold back more than one figure).
@@ -30,9 +41,8 @@ def gate(question: Question, key: str, hides: str) -> bool:
     """
     if not active():
         return True
-    tag = hashlib.sha1(question.text.encode() + repr(question.choices).encode()).hexdigest()[:10]
-    revealed_key = f"_quiz_{key}"
-    shown = st.session_state.get(revealed_key) == tag
+    tag, revealed_key = _tag(question), f"_quiz_{key}"
+    shown = revealed(question, key)
     with st.container(border=True):
         # on a projector the question and its Reveal button share the first line, so that both
         # fit the first screen under the page's compact header (ui.frame.page_header)

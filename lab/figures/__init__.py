@@ -80,8 +80,10 @@ from lab.figures.attention import (  # noqa: F401 - the package's public names
 )
 from lab.figures.steps import (  # noqa: F401 - the package's public names
     key_bars,
+    panel_titles,
     power_of_ten,
     shape_note,
+    stacked,
     vector_strip,
 )
 from lab.figures.comparison import (  # noqa: F401 - the package's public names

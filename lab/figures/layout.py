@@ -143,11 +143,17 @@ def _figure(traces: list, title: str, model_label: str, projector: bool, margin_
     if plot_height:
         m = layout["margin"]
         layout["height"] = min(max(layout["height"], m["t"] + m["b"] + plot_height), MAX_HEIGHT)
-    # The traces were validated as they were built; as JSON dicts with plain lists they go
-    # into the figure unvalidated, with the layout: validating the lists and the look again
-    # cost more than building the figure (tests/test_figures.py puts every kind of figure
-    # through Plotly's validated path and compares).
-    data = [_plain(trace.to_plotly_json()) for trace in traces]
+    return _assembled([_plain(trace.to_plotly_json()) for trace in traces], layout)
+
+
+def _assembled(data: list[dict], layout: dict) -> go.Figure:
+    """The figure of ``data`` (traces as plain JSON dicts) under ``layout`` on the common look,
+    with its ``datarevision``.
+
+    The traces were validated as they were built; as JSON dicts with plain lists they go
+    into the figure unvalidated, with the layout: validating the lists and the look again
+    cost more than building the figure (tests/test_figures.py puts every kind of figure
+    through Plotly's validated path and compares)."""
     layout["datarevision"] = _data_revision(data)
     fig = go.Figure(data=data, layout=_merged(_look(), layout), _validate=False)
     # The look is in the layout: no template (Plotly adds its default one). Assigning None

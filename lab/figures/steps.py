@@ -11,11 +11,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lab.figures.heatmaps import heatmap
-from lab.figures.layout import _figure, _title
-from lab.figures.theme import OKABE_ITO, label, style, tick_label
+from lab.figures.layout import _assembled, _figure, _title, plain_text
+from lab.figures.theme import HEADING_COLOUR, OKABE_ITO, label, style, tick_label
 
 
-STRIP_TICKS = {False: 32, True: 16}  # the most dimension ticks under a strip (normal, projector look)
+STRIP_TICKS = {False: 8, True: 8}  # the most dimension ticks under a strip (normal, projector look)
 
 
 def power_of_ten(value: float) -> str:
@@ -103,3 +103,85 @@ def key_bars(values: np.ndarray, tokens: Sequence[str], title: str, model_label:
                    xaxis={"tickvals": list(xs), "ticktext": [label(tick_label(t)) for t in tokens],
                           "title": {"text": "key j"}, "tickfont": {"size": s["tick"]}, "range": [-0.6, T - 0.4]},
                    yaxis={"title": {"text": y_title}, "tickfont": {"size": s["tick"]}})
+
+
+# The plot height of a bar step in a stack (normal, projector look): the bars of one key
+# row stay comparable from step to step, and four steps fit a screen and a half.
+STACK_BAR_PLOT = {False: 130, True: 180}
+
+
+def stacked(panels: Sequence[go.Figure], title: str, model_label: str, projector: bool = False,
+            width: float = 1.0, names: Sequence[str] = ()) -> go.Figure:
+    """Step figures (``vector_strip``, ``key_bars``) as one figure, one above the other, each
+    under its own title (its shape included), with ``title`` and the model line on top.
+
+    One chart for the steps that change together: the browser draws a changed chart anew,
+    and a chart costs about the same to draw whatever its size, so a query click redraws
+    one chart instead of one per step. ``names`` name each panel's traces (a trace's
+    ``name``, for a reader of the figure's data). Bar steps one after another are over the
+    same keys: their key labels are written once, under the last of them. A bar step gets a
+    plot ``STACK_BAR_PLOT`` high; a strip keeps its own."""
+    if not panels or (names and len(names) != len(panels)):
+        raise ValueError(f"{len(panels)} panels and {len(names)} names")
+    s = style(projector)
+    head = _title(title, model_label, projector, width)
+    head["font"] = {"size": s["title"]}
+    # the top margin holds the title as ``_figure``'s does; the steps' titles are in the plot area
+    top = y = s["top"] + s["title_line"] * (max(head["text"].count("<br>"), 1) - 1)  # px from the top
+    line = round(s["font"] * 1.35)
+    data, layout, spans, heads = [], {}, [], []
+    bars = [any(t.type == "bar" for t in panel.data) for panel in panels] + [False]
+    for i, panel in enumerate(panels):
+        m, labelled = panel.layout.margin, not (bars[i] and bars[i + 1])
+        plot = STACK_BAR_PLOT[projector] if bars[i] else panel.layout.height - m.t - m.b
+        below = m.b if labelled else round(s["tick"] * 0.8)
+        heading = [ln for ln in (panel.layout.title.text or "").split("<br>") if not ln.startswith("<sup>")]
+        y += line * len(heading) + 6
+        heads.append(("<br>".join(heading), y))
+        spans.append((y, y + plot))
+        y += plot + below
+        suffix = "" if i == 0 else str(i + 1)
+        for trace in panel.data:
+            t = trace.to_plotly_json() | {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+            if names:
+                t["name"] = names[i]
+            data.append(t)
+        xaxis = panel.layout.xaxis.to_plotly_json() | {"anchor": f"y{suffix}"}
+        if not labelled:
+            xaxis |= {"showticklabels": False, "title": {"text": ""}}
+        # the margins are the panels' own, fitted to their labels: no automargin, whose
+        # second layout pass would draw the whole stack twice
+        layout[f"xaxis{suffix}"] = xaxis | {"automargin": False}
+        layout[f"yaxis{suffix}"] = panel.layout.yaxis.to_plotly_json() | {"anchor": f"x{suffix}", "automargin": False}
+    height, bottom = y, y - spans[-1][1]
+    area = height - top - bottom
+
+    def paper(px: float) -> float:  # px from the figure's top -> the plot area's fraction from its bottom
+        return (height - bottom - px) / area
+
+    for i, (y0, y1) in enumerate(spans):
+        layout[f"yaxis{'' if i == 0 else i + 1}"]["domain"] = [paper(y1), paper(y0)]
+    for t in data:  # a strip's colour bar beside its own strip, with the ticks that fit it
+        if t.get("type") == "heatmap":
+            y0, y1 = spans[0 if t["yaxis"] == "y" else int(t["yaxis"][1:]) - 1]
+            # a one-row strip is too low for a scale to be read off it: its hover gives the values
+            t["showscale"] = len(t["z"]) > 1
+            t["colorbar"] = dict(t.get("colorbar") or {}) | {
+                "y": paper((y0 + y1) / 2), "yanchor": "middle", "ypad": 0, "lenmode": "fraction",
+                "len": max(y1 - y0 - s["tick"], 1) / area, "nticks": 3}
+    layout |= {
+        "title": head, "font": {"size": s["font"]}, "height": int(height),
+        "margin": {"l": max(p.layout.margin.l for p in panels), "r": max(p.layout.margin.r for p in panels),
+                   "t": int(top), "b": int(bottom)},
+        "hoverlabel": {"font": {"size": s["hover"]}},
+        "annotations": [{"text": text, "xref": "paper", "yref": "paper", "x": 0, "xanchor": "left",
+                         "y": paper(y0 - 4), "yanchor": "bottom", "showarrow": False, "align": "left",
+                         "font": {"size": s["font"], "weight": "bold", "color": HEADING_COLOUR}} for text, y0 in heads],
+        "clickmode": panels[-1].layout.clickmode or "event", "dragmode": False,
+    }
+    return _assembled(data, layout)
+
+
+def panel_titles(fig: go.Figure) -> list[str]:
+    """The titles of a ``stacked`` figure's panels, as a person reads them."""
+    return [plain_text(a.text.replace("<br>", " ")) for a in fig.layout.annotations]
