@@ -1,6 +1,6 @@
 """What a person waits for, in Chromium: a click, a new sentence, the first chart after start.
 
-    python bench/browser.py [--clicks 15] [--sentences 5] [--links 5] [--long 3 [--words 400]]
+    python bench/browser.py [--clicks 15] [--sentences 5] [--links 5] [--long 3 [--words 400]] [--links-only]
                             [--root CHECKOUT]
                             [--skip-cold | --cold-only] [--cold-page bert|elmo|...]
 
@@ -284,6 +284,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pages", default="bert,elmo,attention", help="comma-separated, of: " + ", ".join(PAGES))
     ap.add_argument("--against", type=Path, help="another checkout, timed in turns with --root (no cold start)")
     ap.add_argument("--rounds", type=int, default=3, help="with --against: how many turns each")
+    ap.add_argument("--links-only", action="store_true",
+                    help="time the shared links alone (4), on any page of the app, e.g. --pages bert,probes")
     a = ap.parse_args(argv)
     if a.against:
         return in_turns(a)
@@ -327,12 +329,12 @@ def main(argv=None) -> int:
             pg = ctx.new_page()
             pg.set_default_timeout(120_000)
             results = {}
-            for page in a.pages.split(","):
+            for page in () if a.links_only else a.pages.split(","):
                 results[f"click a word -> chart changed ({page})"] = clicks(pg, f"{srv.url}/{page}", page, a.clicks)
-            for page in a.pages.split(","):
+            for page in () if a.links_only else a.pages.split(","):
                 results[f"new sentence -> charts redrawn ({page})"] = new_sentence(pg, f"{srv.url}/{page}", page,
                                                                                    a.sentences)
-            for page in a.pages.split(",") if a.long else ():
+            for page in a.pages.split(",") if a.long and not a.links_only else ():
                 results[f"{a.words} words typed -> charts redrawn ({page})"] = new_sentence(
                     pg, f"{srv.url}/{page}", page, a.long, f"long-{page}", a.words)
             ctx.close()
@@ -341,8 +343,9 @@ def main(argv=None) -> int:
                                                                                        a.links)
             for name, times in results.items():
                 print(row(name, times))
-            print(f"server RSS after: {srv.rss_mb():.0f} MB; median click over pages: "
-                  f"{statistics.median([t for k, v in results.items() if 'click' in k for t in v]) * 1000:.0f} ms")
+            clicked = [t for k, v in results.items() if "click" in k for t in v]
+            print(f"server RSS after: {srv.rss_mb():.0f} MB"
+                  + (f"; median click over pages: {statistics.median(clicked) * 1000:.0f} ms" if clicked else ""))
         finally:
             if srv:
                 srv.stop()
