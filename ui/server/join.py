@@ -202,17 +202,10 @@ async def post(request) -> Response:
     text, token = fields.get("text", ""), fields.get("token", "")
     sense = fields.get("sense") or None
     browser = cookie_id(request.cookies.get(COOKIE))
-    try:
-        store = await run_in_threadpool(_store)
-        board = await run_in_threadpool(join.find_board, store, code, _who(request)) if code else None
-        if board is None:
-            return _reply(wants_json, 404, None, "no", join.not_found(code), code=code)
-        secret = await run_in_threadpool(store.secret, CSRF_SECRET)
-    except rules.Refused as exc:
-        return _reply(wants_json, 429, None, "no", str(exc), code=code)
-    except Exception as exc:  # the database did not answer
-        log.error("a board submission could not read the board", exc_info=exc)
-        return _reply(wants_json, 503, None, "no", join.NOT_STORED, code=code)
+    found = await _board_of(request, code, wants_json)
+    if isinstance(found, Response):
+        return found
+    store, board, secret = found
     form = {"board": board, "text": text, "sense": sense, "token": token,
             "csrf": join.csrf_token(secret, browser) if browser else ""}
     if not browser:
@@ -238,6 +231,22 @@ async def post(request) -> Response:
     form.update(text="", sense=None)
     return _reply(wants_json, 200, form, "ok", join.accepted(done.entry.number, done.entry.approved),
                   number=done.entry.number)
+
+
+async def _board_of(request, code: str, wants_json: bool):
+    """(the store, the open board ``code`` names, the CSRF secret), or the answer that says
+    why there is none: no such board, too many wrong codes, a database that did not answer."""
+    try:
+        store = await run_in_threadpool(_store)
+        board = await run_in_threadpool(join.find_board, store, code, _who(request)) if code else None
+        if board is None:
+            return _reply(wants_json, 404, None, "no", join.not_found(code), code=code)
+        return store, board, await run_in_threadpool(store.secret, CSRF_SECRET)
+    except rules.Refused as exc:
+        return _reply(wants_json, 429, None, "no", str(exc), code=code)
+    except Exception as exc:  # the database did not answer
+        log.error("a board submission could not read the board", exc_info=exc)
+        return _reply(wants_json, 503, None, "no", join.NOT_STORED, code=code)
 
 
 def _cleaned(text: str) -> str | None:
