@@ -515,3 +515,19 @@ def weight_steps(steps, tokens, padding_mask, row: int, head: int, query: int,
         keys=keys, values=values, dots=keys @ q[query], scale=1.0 / float(np.sqrt(D)), scores=scores,
         bias=bias, padded=np.asarray(padding_mask) == 0,
         masked=steps.bias is not None, temperature=t, weights=weights, output=output)
+
+
+def table_csv(df, index: bool = True) -> bytes:
+    """A page's table (a pandas DataFrame) as the CSV its download button gives: UTF-8, and
+    every text cell, column name and index label that a spreadsheet would read as a formula
+    (a typed token such as "=cmd|..." or "@sum") written with a leading ``'``. Numbers stay
+    numbers, negative ones included."""
+    from lab.board.rules import spreadsheet_text
+
+    def safe(value):
+        return spreadsheet_text(value) if isinstance(value, str) else value
+
+    out = df.map(safe)
+    out.columns = [safe(c) for c in df.columns]
+    out.index = df.index.map(safe)
+    return out.to_csv(index=index).encode("utf-8")

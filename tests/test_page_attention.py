@@ -7,11 +7,12 @@ import io
 import json
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lab import analysis, figures
+from lab import analysis, figures, views
 from lab.models.transformer import run_block
 from tests.conftest import ROOT
 from tests.specs import chart_keyed, tables as shown_tables, use_source, values
@@ -72,6 +73,21 @@ def test_the_batch_table_downloads_as_csv(downloads):
     assert rows[0] == [""] + [str(c) for c in batch.columns]
     assert rows[1:] == [[name, *batch.loc[name].tolist()] for name in batch.index]
     assert rows[1][-2:] == ["[PAD]", "[PAD]"]
+
+
+def test_a_typed_formula_stays_text_in_a_tables_csv(downloads):
+    """A token a spreadsheet would read as a formula ("=", "@", "+") is written with a leading
+    ' in the CSV; numbers, negative ones included, stay numbers."""
+    at = AppTest.from_file(str(ROOT / "app_pages/attention.py"), default_timeout=120)
+    at.query_params["a"] = "=cmd @sum +bank"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    rows = list(csv.reader(io.StringIO(downloads(at, "att_batch_table_csv").decode("utf-8"))))
+    tokens = next(r for r in rows if r[0] == "A token")[1:]
+    assert {"'=", "'@", "'+"} <= set(tokens) and not any(t[:1] in "=@+-" for t in tokens if t)
+    frame = pd.DataFrame({"=word": ["=1+1", "bank", "-cmd"], "cosine": [-0.25, 0.5, 1.0]}, index=["@a", "b", "c"])
+    back = list(csv.reader(io.StringIO(views.table_csv(frame).decode("utf-8"))))
+    assert back == [["", "'=word", "cosine"], ["'@a", "'=1+1", "-0.25"], ["b", "bank", "0.5"], ["c", "'-cmd", "1.0"]]
 
 
 def test_block_matrix_follows_head_and_row_and_padded_keys_are_zero():

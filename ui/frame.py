@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import sources
+from lab import sources, views
 from lab.tokenize import DEFAULT_A, DEFAULT_B, MAX_INPUT_CHARS, prepare_text
 from ui import access, state
 from ui.text import md_escape
@@ -314,7 +314,7 @@ def show_table(df, key: str, projector: bool, wrap: bool = False, **kwargs) -> N
     else:
         st.dataframe(df, key=key, column_config=number_formats(df), **kwargs)
     # no rerun on a download (on_click="ignore"): see charts.vectors_button
-    st.download_button("CSV", data=lambda: df.to_csv(index=not kwargs.get("hide_index")).encode("utf-8"),
+    st.download_button("CSV", data=lambda: views.table_csv(df, index=not kwargs.get("hide_index")),
                        file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv", type="tertiary",
                        icon=":material/download:", help="Download this table as a CSV file", on_click="ignore")
 

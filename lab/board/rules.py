@@ -220,13 +220,18 @@ CSV_COLUMNS = ("number", "sentence", "sense", "time", "hidden")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
 
 
+def spreadsheet_text(text: str) -> str:
+    """``text`` as a CSV cell a spreadsheet shows as text: a leading ``'`` where it would
+    read a formula."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def _cell(value) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
-    text = str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    return spreadsheet_text(str(value))
 
 
 def time_zone(name: str | None) -> dt.tzinfo:
