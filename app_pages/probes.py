@@ -89,7 +89,11 @@ def live_section() -> None:
         source = fr.bert_source if family == "bert" else fr.elmo_source
         model = model_cache.model(family, source)
         key = probes.probes_key(family, source, data.digest)
-        grids[family] = model_cache.or_stop(_live, model, p, family, source, key, fr.sentence_a, task)
+        whole = model_cache.or_stop(_live, model, p, family, source, key, fr.sentence_a, task)
+        grids[family] = whole.first(probe_views.GRID_WORDS)
+        if len(whole.words) > probe_views.GRID_WORDS:
+            st.caption(f"{md_escape(p.short_label)} read {len(whole.words)} words of sentence A; the grid shows the "
+                       f"first {probe_views.GRID_WORDS}, each guessed in the whole sentence's context.")
         charts.show(figures.guess_grid(grids[family], f"{probe_data.TASK_NAMES[task].capitalize()}: "
                                        "each word's guess at every layer", p.short_label, fr.projector),
                     key=f"probe_grid_{family}")

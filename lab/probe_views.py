@@ -12,6 +12,8 @@ import numpy as np
 from lab import probe_data
 from lab.quiz import Question, _choices
 
+GRID_WORDS = 40  # the most words a live grid shows: more rows would not be legible on one screen
+
 
 def quiz_question(p: Any, task: str = "pos") -> Question:
     """"At which layer does <model> know the <task> best?": the choices are the model's

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
@@ -410,6 +410,11 @@ class Guesses:
         """(T, N): the guessed class's probability; NaN outside."""
         return np.nanmax(np.where(np.isnan(self.probabilities), -np.inf, self.probabilities), axis=2).T \
             .astype(float) * np.where(self.inside, 1, np.nan)[:, None]
+
+    def first(self, n: int) -> "Guesses":
+        """The first ``n`` words' guesses (all where there are fewer), read in the whole
+        sentence's context: what a grid can show legibly of a long sentence."""
+        return replace(self, words=self.words[:n], inside=self.inside[:n], probabilities=self.probabilities[:, :n])
 
     def as_json(self, model: str) -> dict:
         """``{"model", "task", "layers", "words": [{"word", "guesses": [{"label", "p"}, ...]}]}``."""

@@ -279,6 +279,15 @@ def test_probe_json_is_the_live_grid(stored_probes, capsys):
     assert all(g["label"] in ("NOUN", "VERB", "ADJ", "ADV") and 0 < g["p"] <= 1 for g in bank["guesses"])
 
 
+def test_a_grid_shows_the_first_words_read_in_the_whole_sentence(stored_probes):
+    model, found = stored_probes
+    whole = probes.live(found, model, "The bank by the river flooded after the rain.", "pos")
+    head = whole.first(3)
+    assert head.words == whole.words[:3] and head.labels == whole.labels[:3]
+    np.testing.assert_array_equal(head.probabilities, whole.probabilities[:, :3])
+    assert whole.first(100).words == whole.words
+
+
 def test_probe_prints_a_grid(stored_probes, capsys):
     assert main(["probe", "--model", "bert", "--task", "supersense", "the river bank"]) == 0
     out = capsys.readouterr().out
@@ -413,6 +422,23 @@ def test_an_unusable_sentence_gets_a_message_on_the_page(stored_probes, a, messa
     at = run_page(a=a)
     assert not at.exception
     assert any(message in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"probe_task": "semantics"}, "is not one of"),
+    ({"probe_word": "abc"}, "is not a whole number"),
+    ({"probe_word": "999"}, "it is not one of its 8 choices"),
+    ({"probe_selectivity": "maybe"}, "is not on or off"),
+    ({"a": "bank " * 400}, "the grid shows the first 40"),
+])
+def test_an_awkward_link_gets_a_message_and_the_page_still_draws(stored_probes, params, message):
+    """A link's value the page cannot show is named and replaced by the default: the charts
+    and the live grid are still drawn, never a traceback."""
+    at = run_page(**params)
+    assert not at.exception, [e.value for e in at.exception]
+    assert message in "\n".join(str(e.value) for kind in ("info", "warning", "caption") for e in at.get(kind))
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert "probe_grid_bert" in keys and any(k.startswith("probe_chart") for k in keys)
 
 
 def test_without_stored_probes_the_page_says_which_command_makes_them(tmp_path, monkeypatch):

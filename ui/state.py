@@ -68,7 +68,11 @@ def _from_link(key: str, text: str, default: Any, name: str | None = None) -> An
 def _parse(text: str, default: Any) -> Any:
     """``text`` read as the type of ``default``; ValueError saying, for a person, what it is not."""
     if isinstance(default, bool):
-        return text.lower() in ("1", "true", "yes", "on")
+        if text.strip().lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.strip().lower() in ("0", "false", "no", "off", ""):
+            return False
+        raise ValueError("is not on or off (1 or 0)")
     if isinstance(default, (int, float)):
         try:
             value = type(default)(text)
