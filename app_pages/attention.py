@@ -144,12 +144,6 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
                "temperature other than 1).")
     picked = state.get(f"att_sk_{kind}")
     key = picked if 0 <= picked < len(tokens) else w.largest
-    # elsewhere the question follows the scores, which answer it; the softmax and what it
-    # gives wait for the reveal
-    soft = None
-    if proj or quiz_gate.revealed(question, gate_key):
-        token_picker(f"att_sk_{kind}", "Key for the neuron view (or click a bar)", tokens, key)
-        soft = views.weight_steps(steps, tokens, mask, row, head, query, temperature=_temperature(kind))
     look = (tokens, proj, full, key)
     q_tok = tokens[query]
     _show_steps(kind, _input_panels(look, w, query, head, x_what), f'1-2 · from the input to the query, at "{q_tok}"',
@@ -160,6 +154,12 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
             charts.show(_kept_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj,
                                     width=full if proj else 0.5), key=f"att_s{part}_{kind}")
     pick_key = clicks.pick(f"att_sk_{kind}", list(range(len(tokens))))
+    # elsewhere the question follows the scores, which answer it; the softmax and what it
+    # gives wait for the reveal. Their controls come here, below the first figures.
+    soft = None
+    if proj or quiz_gate.revealed(question, gate_key):
+        token_picker(f"att_sk_{kind}", "Key for the neuron view (or click a bar)", tokens, key)
+        soft = views.weight_steps(steps, tokens, mask, row, head, query, temperature=_temperature(kind))
     to = ("3-5", "weights") if soft is not None else ("3-4", "scores")
     _show_steps(kind, _score_panels(look, w, masked, soft), f"{to[0]} · from q and every k to the {to[1]}, key by key",
                 label, proj, full, pick_key)
