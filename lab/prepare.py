@@ -4,9 +4,9 @@
 
 A fresh server draws a BERT, ELMo or ELMo vs BERT view it finds on disk (``lab.stored``,
 ``lab.reference``) before TensorFlow has even been imported; a view nobody has opened on
-this machine waits for the import, the models and their runs (about 14 s on the 2-core
-machine; the ELMo vs BERT page's first view also for both models' passes over the reference
-corpus, 40-50 s more). This command stores, for the embedded BERT and ELMo-mini (or
+this machine waits for the import, the models and their runs (and the ELMo vs BERT page's
+first view also for both models' passes over the reference corpus, longer still). This
+command stores, for the embedded BERT and ELMo-mini (or
 ``--source``, ``--elmo-source``), the views of the app's default sentences (the BERT page,
 the attention page as a batch and as a pair, the ELMo page with its model's facts, and the
 ELMo vs BERT page: both models' runs, facts and sense tests, and from the reference corpus
@@ -17,8 +17,8 @@ it is, without loading a model. Servers, or another ``prepare``, computing the s
 the same time share the work: each run and each reference-corpus entry is computed by one of
 them while the others wait and read it (``lab.locks``); each still loads its own models.
 It also trains and stores both models' layer probes (``lab.probes``, the *What each layer
-knows* page; ``--no-probes`` leaves them out): about 40 s for the embedded pair on a 2-core
-machine, nothing once stored.
+knows* page; ``--no-probes`` leaves them out): under a minute for the embedded pair,
+nothing once stored.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ and layer:
   queries. It is built for one layer at a time, on first use, in a pass over the whole
   corpus that also sums what the self-similarity of every word frequent enough needs: after
   it, a word's self-similarity is a lookup in that table, not a model run over up to
-  ``SELF_SIM_CONTEXTS`` sentences (0.3-0.5 s of CPU for both models on each new word).
+  ``SELF_SIM_CONTEXTS`` sentences for both models on each new word.
 
 The corpus file itself is ``lab.reference_corpus``. The rest is one unit, a little over 500
 lines: the stores of the three measures share one cache key, one memory budget and one
