@@ -41,8 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.room import last_upstream
-from bench.session import Server, Session, free_port
+from harness.served import Server, Session, free_port, last_upstream
 from deploy.cluster import exit_cause, gpu_driver_missing, restart_pause, rotate_logs
 from deploy.nginx import Nginx, Tls, nginx_missing, openssl_missing, self_signed
 from lab.board import links

@@ -19,7 +19,7 @@ import urllib.request
 
 import pytest
 
-from bench.session import Server, free_port
+from harness.served import Server, free_port
 from deploy.nginx import SITE, Nginx, main_config, nginx_missing, site_config
 from lab.board import links
 from lab.board.store import BoardStore

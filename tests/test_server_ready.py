@@ -8,7 +8,7 @@ import time
 import urllib.error
 import urllib.request
 
-from bench.session import Server
+from harness.served import Server
 from ui.server.cookies import COOKIE
 from ui.server.warmup import ANSWERING_LINE, READY_LINE
 
