@@ -12,7 +12,7 @@ in the address (``board_view``), never the key.
 
 from __future__ import annotations
 
-from ui.server.imports import before_page
+from ui.imports import before_page
 
 before_page("lab.board.maps", "lab.board.exports", "lab.board.links", "lab.board.rules", "lab.board.store",
             "ui.board")

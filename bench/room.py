@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness.served import ROOT, Server, free_port, last_upstream
 from deploy.nginx import Nginx, nginx_missing
 from deploy.postgres import Cluster, postgres_missing
-from ui.server.cookies import COOKIE
+from ui.cookies import COOKIE
 
 
 def browser_cookie(name: str) -> str:

@@ -51,7 +51,7 @@ from tests.test_browser_board import (MONEY, RIVER, everything_on, join, maps_ho
                                       teacher_cookie, tick_hidden)
 from tests.test_browser_board_projector import assert_same_coords, coords
 from tests.test_browser_teacher import FOURTH, THIRD, hidden_in_store
-from ui.server.cookies import COOKIE
+from ui.cookies import COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
 UNIT = ROOT / "deploy" / "systemd" / "context-lab@.service"

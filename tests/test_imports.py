@@ -198,6 +198,16 @@ def test_imports_flow_from_pages_to_ui_to_lab(layer, forbidden):
     assert not wrong, f"{layer} imports {' or '.join(sorted(forbidden))}: " + ", ".join(wrong)
 
 
+def test_ui_server_only_calls_down():
+    """``ui.server`` (boot, warm-up, routes) sits above the rest of ``ui``: it may import
+    ``ui`` and ``lab``; nothing else in ``ui`` imports it."""
+    graph, _ = imports()
+    assert "ui.model_cache" in graph["ui.server.warmup"]
+    wrong = sorted(f"{m} -> {t}" for m, targets in graph.items() if _layer(m) == "ui" and not m.startswith("ui.server")
+                   for t in targets if t == "ui.server" or t.startswith("ui.server."))
+    assert not wrong, "ui imports ui.server: " + ", ".join(wrong)
+
+
 def test_lab_never_imports_streamlit():
     _, external = imports()
     wrong = sorted(m for m, names in external.items() if _layer(m) == "lab" and "streamlit" in names)

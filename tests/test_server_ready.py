@@ -9,7 +9,7 @@ import urllib.error
 import urllib.request
 
 from harness.served import Server
-from ui.server.cookies import COOKIE
+from ui.cookies import COOKIE
 from ui.server.warmup import ANSWERING_LINE, READY_LINE
 
 

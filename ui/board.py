@@ -26,14 +26,14 @@ import streamlit as st
 from lab.board import links, maps
 from lab.board.store import Board, BoardStore, Entry
 from ui import model_cache
-from ui.server import cookies, teach
+from ui import cookies
 from ui.text import md_escape
 
 # The board's code in the link (?board= on the board page, ?code= on the join page)
 BOARD_PARAM = "board"
 KEY_PARAM = "key"
 # The board page's view for the teacher (``board_view=``), where the teacher link lands.
-TEACHER_VIEW = teach.TEACHER_VIEW
+TEACHER_VIEW = links.TEACHER_VIEW
 
 
 def store() -> BoardStore:
@@ -76,7 +76,7 @@ def teacher_key(board: Board, from_browser: bool = False) -> str | None:
 def browser_key(board: Board) -> str | None:
     """The teacher key this browser keeps in its cookie for ``board`` (``ui.server.teach``),
     unchecked; None without one (a projector, AppTest)."""
-    value = st.context.cookies.get(teach.cookie_name(board.code))
+    value = st.context.cookies.get(links.teach_cookie(board.code))
     return value if isinstance(value, str) and value else None
 
 
@@ -191,7 +191,7 @@ def board_run(board: Board, family: str, entries) -> object:
 
 
 def browser_id() -> str:
-    """This browser's identifier for the board's per-browser limits (``ui.server.cookies``)."""
+    """This browser's identifier for the board's per-browser limits (``ui.cookies``)."""
     return cookies.browser_id()
 
 

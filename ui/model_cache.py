@@ -21,7 +21,7 @@ from lab import serving, sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 from ui import access
 from ui.text import md_code, md_escape
-from ui.server.memory import freeze_heap
+from ui.memory import freeze_heap
 
 _LOG = logging.getLogger(__name__)
 
@@ -33,12 +33,12 @@ def load(family: str, source: str):
     """(model, None) or (None, message). Cached either way; never mutate the model.
 
     A loaded model lives as long as the server: the garbage collector is told to stop
-    walking it (``ui.server.memory.freeze_heap``), which keeps every later collection cheap.
+    walking it (``ui.memory.freeze_heap``), which keeps every later collection cheap.
     """
-    from ui.server.imports import MODEL_MODULES, import_serially
+    from ui.imports import MODEL_MODULES, import_serially
 
     try:
-        import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.server.imports)
+        import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.imports)
         loaded = lab_models.load(family, source)
         serve = getattr(loaded, "serve", None)  # the embedded BERT has it; a TF Hub BERT does not
         if serve and serving.enabled():

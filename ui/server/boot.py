@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import streamlit as st
 
-from ui.server import imports
+from ui import imports
 
 
 @contextlib.contextmanager
@@ -35,7 +35,8 @@ def boot() -> Iterator[None]:
         preload = imports.serially(charts.preload)
     imports.import_serially("pandas", "ui.server.warmup", "ui.pages")
     from ui import errors, state
-    from ui.server import memory, warmup
+    from ui import memory
+    from ui.server import warmup
 
     warmup.keep_kernel_cache()  # TensorFlow's kernels outlive a script run (Streamlit would clear them)
     warmup.start()  # once per server: load and compile the models, in the background

@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 from lab.serving import enabled
-from ui.server.memory import freeze_heap
+from ui.memory import freeze_heap
 
 _LOG = logging.getLogger(__name__)
 _started = threading.Event()
@@ -123,9 +123,9 @@ def _warm() -> None:
     t0 = time.monotonic()
     bert = None
     try:
-        from ui.server.imports import import_serially
+        from ui.imports import import_serially
 
-        import_serially()  # not at the same time as a first session's imports (ui.server.imports)
+        import_serially()  # not at the same time as a first session's imports (ui.imports)
         bert = _warm_models()
         _warm_figures()
     except Exception:  # noqa: BLE001 - a failed warm-up only means a slower first view
