@@ -6,7 +6,7 @@ entry adds what only the server can:
 - the app's own message for an exception no page caught, widget callbacks' included
   (``ui.errors.on_script_error``);
 - the anonymous cookie that tells the class board's students' browsers apart
-  (``ui.server.cookies``);
+  (``ui.cookies``);
 - the purge of expired class boards, at start and every few minutes while it runs
   (``lab.board.store.start_purging``);
 - the start-up warm-up, begun at launch rather than at the first visit, so that a server
@@ -30,7 +30,7 @@ from starlette.routing import Route
 from lab.board.store import start_purging
 from ui.errors import on_script_error
 from ui.server import join, warmup
-from ui.server.cookies import BrowserCookie
+from ui.cookies import BrowserCookie
 from ui.server import teach
 
 READY_PATH = "/_lab/ready"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ui.server.imports import MODEL_MODULES, before_page
+from ui.imports import MODEL_MODULES, before_page
 
-before_page(*MODEL_MODULES)  # first: the imports below take seconds on a fresh server (ui.server.imports)
+before_page(*MODEL_MODULES)  # first: the imports below take seconds on a fresh server (ui.imports)
 
 import pandas as pd
 import streamlit as st
@@ -372,12 +372,12 @@ with block_tab:
 # --- 2. real BERT heads ------------------------------------------------------------------
 
 
-# a resource: the figure itself (never mutated), not an unpickled copy (~35 ms a click)
+# a resource: the figure itself (never mutated), not an unpickled copy (unpickling costs a click's time)
 @st.cache_resource(show_spinner=False, max_entries=16)
 def model_view(attn, query_tokens, key_tokens, title, model_label, projector):
     """The small multiples, cached: clicking a token or a head must not rebuild them. With
     them, where their grid lies and its tiling (``figures.model_view_grid``, read from the
-    figure: about 1 ms)."""
+    figure)."""
     fig = figures.model_view(attn, query_tokens, title, model_label, projector, key_tokens=key_tokens)
     return fig, figures.model_view_grid(fig, projector)
 

@@ -12,16 +12,16 @@ in the address (``board_view``), never the key.
 
 from __future__ import annotations
 
-from ui.server.imports import before_page
+from ui.imports import before_page
 
-before_page("lab.board.analysis", "lab.board.exports", "lab.board.links", "lab.board.rules", "lab.board.store",
+before_page("lab.board.maps", "lab.board.exports", "lab.board.links", "lab.board.rules", "lab.board.store",
             "ui.board")
 
 import pandas as pd
 import streamlit as st
 
 from lab import figures, quiz
-from lab.board import analysis, exports, links, rules
+from lab.board import exports, links, maps, rules
 from lab.board.store import Board, Entry, NotTeacher
 from lab.models import FAMILY_NAMES
 from ui import board as ub
@@ -222,7 +222,7 @@ def layer_slider(family: str, names: list[str]) -> int:
     if not (0 <= state.get(key) < len(names)):
         state.put(key, len(names) - 1)
     return state.widget(st.select_slider, key, f"{FAMILY_NAMES[family]} layer", options=list(range(len(names))),
-                        format_func=lambda i: analysis.layer_label("", names[i]))
+                        format_func=lambda i: maps.layer_label("", names[i]))
 
 
 def board_map(family: str, layer: int, shown: ub.Room, board: Board):
@@ -238,9 +238,9 @@ def board_map(family: str, layer: int, shown: ub.Room, board: Board):
     stack = shown.frames[family]
     model = FAMILY_NAMES[family]
     fig = figures.board_map(stack[layer], [e.text for e in shown.entries], shown.senses, board.senses,
-                            analysis.layer_label(model, names[layer]), projector=fr.projector, width=0.6,
-                            extent=analysis.map_range(stack, least=figures.USE_MAP_SPAN),
-                            note=analysis.map_note(model, names[layer], board.word, stack[layer]))
+                            maps.layer_label(model, names[layer]), projector=fr.projector, width=0.6,
+                            extent=maps.map_range(stack, least=figures.USE_MAP_SPAN),
+                            note=maps.map_note(model, names[layer], board.word, stack[layer]))
     st.session_state[f"_board_fig_{family}"] = (key, fig)
     return fig
 
@@ -255,7 +255,7 @@ def projector_view(board: Board) -> None:
     if fold and st.session_state.get("_board_fold_next"):
         st.rerun()
     st.session_state["_board_fold_next"] = fold
-    counted = analysis.counts(shown.senses, shown.waiting)
+    counted = maps.counts(shown.senses, shown.waiting)
     if not shown.entries:
         st.info(f"No sentences yet. Students open the join link and write a sentence with “{md_escape(board.word)}”.")
     else:
@@ -304,8 +304,8 @@ def separation_section(shown: ub.Room, board: Board) -> None:
     if not quiz_gate.gate(question, "board", hides="the chart of how well each layer separates our senses"):
         return
     head.empty()
-    measure, how = analysis.told_apart(board.senses)
-    ticks = {FAMILY_NAMES[f]: [analysis.layer_tick(n) for n in t.layer_names] for f, t in tests.items()}
+    measure, how = maps.told_apart(board.senses)
+    ticks = {FAMILY_NAMES[f]: [maps.layer_tick(n) for n in t.layer_names] for f, t in tests.items()}
     charts.show(figures.separation_chart(by_model, projector=fr.projector, measure=measure, tick_names=ticks),
                 key="board_separation")
     st.caption(f"{md_escape(measure)}, at each layer: {md_escape(how)} {md_escape(first.message)}")

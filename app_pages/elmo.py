@@ -3,9 +3,9 @@ model's state change the vectors."""
 
 from __future__ import annotations
 
-from ui.server.imports import before_page
+from ui.imports import before_page
 
-before_page()  # first: the imports below take seconds on a fresh server (ui.server.imports)
+before_page()  # first: the imports below take seconds on a fresh server (ui.imports)
 
 import pandas as pd
 import streamlit as st

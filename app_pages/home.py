@@ -1,8 +1,8 @@
 """Home: what Context Lab shows, and where to start."""
 
-from ui.server.imports import before_page
+from ui.imports import before_page
 
-before_page()  # first: the imports below take seconds on a fresh server (ui.server.imports)
+before_page()  # first: the imports below take seconds on a fresh server (ui.imports)
 
 import streamlit as st
 

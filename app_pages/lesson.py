@@ -1,9 +1,9 @@
 """Lesson: the five demos of a 20-minute lesson, each a question and the view that answers it,
 and the glossary of the words the app uses."""
 
-from ui.server.imports import before_page
+from ui.imports import before_page
 
-before_page("lab.glossary", "lab.lesson")  # first: the imports below take seconds on a fresh server (ui.server.imports)
+before_page("lab.glossary", "lab.lesson")  # first: the imports below take seconds on a fresh server (ui.imports)
 
 import streamlit as st
 

@@ -3,9 +3,9 @@ tasks, and live on sentence A. The page reads stored probes (``lab.probes``); it
 
 from __future__ import annotations
 
-from ui.server.imports import before_page
+from ui.imports import before_page
 
-# first: the imports below take seconds on a fresh server (ui.server.imports)
+# first: the imports below take seconds on a fresh server (ui.imports)
 before_page("lab.probe_data", "lab.probe_views", "lab.probes", "ui.probe_cache")
 
 import pandas as pd

@@ -23,8 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.browser import clicks as head_view_clicks, row, timed_in_page, wait_idle
-from bench.session import Server, parser
-from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from harness.served import Server
+from bench.session import parser
+from harness.chromium import CHROMIUM, CHROMIUM_ARGS
 
 SOFTMAX = "5 · softmax"  # a step of the section's chart
 SCREENS = 8  # screenshots of the projector view, 700 px apart

@@ -75,7 +75,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.room import Room, browser_cookie
-from bench.session import Server, Session, loadavg, parser
+from harness.served import Server, Session, loadavg
+from bench.session import parser
 from lab.board import links
 
 WORD, SENSES = "bank", ("money", "river")

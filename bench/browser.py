@@ -63,8 +63,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import Server, new_sentences, parser
-from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from harness.served import Server, new_sentences
+from bench.session import parser
+from harness.chromium import CHROMIUM, CHROMIUM_ARGS
 
 CHARTS = '[data-testid="stPlotlyChart"]'
 # page -> (the pills clicked, text in the title of the chart that follows the clicked word)

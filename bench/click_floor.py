@@ -25,7 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.browser import links_in_turns, row, timed_in_turns
-from bench.session import Server, parser
+from harness.served import Server
+from bench.session import parser
 
 
 def main(argv=None) -> int:

@@ -31,8 +31,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.browser import PAGES, chart_with, timed_in_page, wait_idle, word_pills
-from bench.session import Server, new_sentences, parser
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, COUNT_HEATMAP_DRAWS
+from harness.served import Server, new_sentences
+from bench.session import parser
+from harness.chromium import CHROMIUM, CHROMIUM_ARGS, COUNT_HEATMAP_DRAWS
 
 # Every websocket message, stamped on arrival (bytes) or on sending (-1), before the app's
 # own handler sees it: this listener is added first. A message whose bytes hold

@@ -16,7 +16,7 @@ new sentences into the open page's sidebar, as a class working in rounds; withou
 every repeat is new sessions, while the server still holds the last ones' state for
 ``server.disconnectedSessionTTL`` (5 s in this app's config, Streamlit's default 120 s;
 ``--linger S`` prints the RSS again S seconds after the last repeat). No browser: the server is
-what is measured (``bench/session.py``). Prints, per repeat, the errors (an exception
+what is measured (``harness/served.py``). Prints, per repeat, the errors (an exception
 shown by the app, a lost connection, a request over ``--timeout``), the time from a
 request to its finished script run (p50, p95, max), the repeat's wall time and the
 server's CPU for it (until it is quiet again), and once the server is quiet, its
@@ -61,7 +61,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.room import Room, browser_cookie
-from bench.session import CLICKS, PAGES, Server, Session, add_pages_option, loadavg, new_sentences, parser
+from harness.served import CLICKS, Server, Session, loadavg, new_sentences
+from bench.session import PAGES, add_pages_option, parser
 
 
 @dataclasses.dataclass

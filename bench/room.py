@@ -1,6 +1,6 @@
 """Several app servers behind nginx for the benchmarks, as deploy/ ships them: a throwaway
 PostgreSQL (``deploy.postgres.Cluster``) and one ``LAB_CACHE_DIR`` shared by N
-``bench.session.Server``s, and nginx in front of them from the shipped site
+``harness.served.Server``s, and nginx in front of them from the shipped site
 (``deploy.nginx.Nginx``), sticky by each browser's ``lab_browser`` cookie.
 
 ``Room.start(n, nginx=True)`` starts it all and waits until every server is warm;
@@ -13,7 +13,6 @@ notes its CPU seconds first; ``room.stop()`` stops everything and removes the fi
 from __future__ import annotations
 
 import collections
-import re
 import shutil
 import signal
 import sys
@@ -24,22 +23,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import ROOT, Server, free_port
+from harness.served import ROOT, Server, free_port, last_upstream
 from deploy.nginx import Nginx, nginx_missing
 from deploy.postgres import Cluster, postgres_missing
-from ui.server.cookies import COOKIE
+from ui.cookies import COOKIE
 
 
 def browser_cookie(name: str) -> str:
     """The Cookie header of a browser whose anonymous ``lab_browser`` cookie is ``name``."""
     return f"{COOKIE}={name}"
-
-
-def last_upstream(line: str) -> str | None:
-    """The server that answered an access log line's request (the last one tried, where
-    one failed first: ``upstream=A, B``), or None for a line without one."""
-    m = re.search(r"upstream=(\S+(?:, \S+)*) upstream_status", line)
-    return m[1].split(", ")[-1] if m else None
 
 
 @dataclass

@@ -10,7 +10,7 @@ then opens it ``--views`` times with sentences it has not seen, and clicks a wor
 paragraph; ``--switches``: also flip the page's switch N times, on the pages that have one
 in ``SWITCHES``). The CPU of one view is utime + stime of the server process
 (/proc/PID/stat) before and after the run, as a browser would cause it (the requests go
-over Streamlit's own websocket protocol, ``bench/session.py``). Unless ``--no-profile``,
+over Streamlit's own websocket protocol, ``harness/served.py``). Unless ``--no-profile``,
 the server runs under ``bench/profiled_server.py`` and the table below the figures splits
 each run's CPU into its parts (model runs, figure construction, Plotly to JSON, tables
 to Arrow, ...), with the bytes sent. Prints figures; asserts nothing.
@@ -28,7 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.session import CLICKS, PAGES, Server, Session, add_pages_option, new_sentences, parser
+from harness.served import CLICKS, Server, Session, new_sentences
+from bench.session import PAGES, add_pages_option, parser
 
 
 WARM = 999  # the number of the warm-up sentences

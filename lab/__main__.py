@@ -297,17 +297,20 @@ def quiet_tensorflow(verbose: bool) -> None:
         os.close(saved)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lab", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+def _info_parser(sub) -> None:
     sub.add_parser("info", help="versions and available model sources").set_defaults(fn=cmd_info)
+
+
+def _export_parser(sub) -> None:
     ex = sub.add_parser("export", help="write per-layer vectors of sentences to an .npz")
     ex.add_argument("--model", choices=FAMILIES, required=True)
     ex.add_argument("--source", default=None, help="embedded (default), a SavedModel folder or a TF Hub handle")
     ex.add_argument("--out", required=True, help="output .npz file")
     ex.add_argument("sentences", nargs="+")
     ex.set_defaults(fn=cmd_export)
-    _fetch_parser(sub)
+
+
+def _report_parser(sub) -> None:
     rp = sub.add_parser("report", help="the nine experiments as text (and an offline HTML file)")
     rp.add_argument("--a", default=DEFAULT_A, help="sentence A")
     rp.add_argument("--b", default=DEFAULT_B, help="sentence B")
@@ -319,7 +322,9 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--elmo-source", default=None, help="default: LAB_ELMO_SOURCE or the embedded model")
     rp.add_argument("--html", default=None, help="also write one self-contained HTML file with the figures")
     rp.set_defaults(fn=cmd_report)
-    _baseline_parser(sub)
+
+
+def _prepare_parser(sub) -> None:
     pp = sub.add_parser("prepare", help="store the views a class will open (default sentences, app links)",
                         description=prepare.__doc__.split("\n\n", 2)[-1])
     pp.add_argument("--source", default=None, help="BERT source (default: LAB_BERT_SOURCE or the embedded model)")
@@ -328,8 +333,18 @@ def main(argv: list[str] | None = None) -> int:
     pp.add_argument("--no-probes", action="store_true", help="leave out the layer probes of the models")
     pp.add_argument("links", nargs="*", help="app links, e.g. 'http://localhost:8501/bert?a=...&b=...'")
     pp.set_defaults(fn=cmd_prepare)
-    _board_parser(sub)
-    probe_cli.add_parsers(sub)
+
+
+# Every subcommand, registered the same way: a function that adds its parser to ``sub``.
+REGISTER = (_info_parser, _export_parser, _fetch_parser, _report_parser, _baseline_parser, _prepare_parser,
+            _board_parser, probe_cli.add_parsers)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lab", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for register in REGISTER:  # each adds its subcommand, in the order --help lists them
+        register(sub)
     verbose_help = "also show TensorFlow's log lines and each failure's full error"
     parser.add_argument("-v", "--verbose", action="store_true", help=verbose_help)
     for command in sub.choices.values():  # after the command too: python -m lab fetch --verbose

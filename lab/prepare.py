@@ -4,9 +4,9 @@
 
 A fresh server draws a BERT, ELMo or ELMo vs BERT view it finds on disk (``lab.stored``,
 ``lab.reference``) before TensorFlow has even been imported; a view nobody has opened on
-this machine waits for the import, the models and their runs (about 14 s on the 2-core
-machine; the ELMo vs BERT page's first view also for both models' passes over the reference
-corpus, 40-50 s more). This command stores, for the embedded BERT and ELMo-mini (or
+this machine waits for the import, the models and their runs (and the ELMo vs BERT page's
+first view also for both models' passes over the reference corpus, longer still). This
+command stores, for the embedded BERT and ELMo-mini (or
 ``--source``, ``--elmo-source``), the views of the app's default sentences (the BERT page,
 the attention page as a batch and as a pair, the ELMo page with its model's facts, and the
 ELMo vs BERT page: both models' runs, facts and sense tests, and from the reference corpus
@@ -17,8 +17,8 @@ it is, without loading a model. Servers, or another ``prepare``, computing the s
 the same time share the work: each run and each reference-corpus entry is computed by one of
 them while the others wait and read it (``lab.locks``); each still loads its own models.
 It also trains and stores both models' layer probes (``lab.probes``, the *What each layer
-knows* page; ``--no-probes`` leaves them out): about 40 s for the embedded pair on a 2-core
-machine, nothing once stored.
+knows* page; ``--no-probes`` leaves them out): under a minute for the embedded pair,
+nothing once stored.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ NOT_STORED = dict.fromkeys(("", "index", "home"), "the home page runs no model")
 
 
 @dataclass(frozen=True)
-class View:
+class PageLink:
     """What a page reads for two sentences before its models load; ``source`` is the source
     of the page's family (``family``), ``elmo_source`` the ELMo vs BERT page's ELMo."""
 
@@ -129,17 +129,17 @@ class View:
         return f"{self.page}{mode}: {a!r} / {b!r}"
 
 
-def default_views(source: str = sources.EMBEDDED, elmo_source: str = sources.EMBEDDED) -> list[View]:
+def default_views(source: str = sources.EMBEDDED, elmo_source: str = sources.EMBEDDED) -> list[PageLink]:
     """The default sentences' views: the BERT page, the attention page as a batch and as a
     packed pair, the ELMo page (``elmo_source``) and the ELMo vs BERT page (whose runs are
     the BERT and ELMo pages')."""
     defaults = (DEFAULT_A, DEFAULT_B)
-    return [View("bert", defaults, source=source), View("attention", defaults, source=source),
-            View("attention", defaults, pair=True, source=source), View("elmo", defaults, source=elmo_source),
-            View("compare", defaults, source=source, elmo_source=elmo_source)]
+    return [PageLink("bert", defaults, source=source), PageLink("attention", defaults, source=source),
+            PageLink("attention", defaults, pair=True, source=source), PageLink("elmo", defaults, source=elmo_source),
+            PageLink("compare", defaults, source=source, elmo_source=elmo_source)]
 
 
-def view_from_link(link: str, source: str = sources.EMBEDDED, elmo_source: str = sources.EMBEDDED) -> View:
+def view_from_link(link: str, source: str = sources.EMBEDDED, elmo_source: str = sources.EMBEDDED) -> PageLink:
     """The view an app link opens, with its sentences cleaned as the sidebar cleans them
     and its models' sources (the link's, else ``source`` for BERT, ``elmo_source`` for
     ELMo). Raises ValueError, saying why, for a page without a stored view or unusable text."""
@@ -165,7 +165,7 @@ def view_from_link(link: str, source: str = sources.EMBEDDED, elmo_source: str =
 
     bert_source, elmo = link_source("bert", source), link_source("elmo", elmo_source)
     pair = page == "attention" and query.get("att_mode") == "pair"
-    return View(page, (texts[0], texts[1]), pair, elmo if page == "elmo" else bert_source,
+    return PageLink(page, (texts[0], texts[1]), pair, elmo if page == "elmo" else bert_source,
                 elmo if page == "compare" else sources.EMBEDDED)
 
 
@@ -180,9 +180,9 @@ def stored_defaults(source: str = sources.EMBEDDED, elmo_source: str = sources.E
     return sum(v.is_stored(store, corpus) for v in views), len(views)
 
 
-def prepare(views: list[View], load: Callable[[str, str], object], store: stored.RunStore | None = None,
+def prepare(views: list[PageLink], load: Callable[[str, str], object], store: stored.RunStore | None = None,
             corpus: ReferenceStore | None = None,
-            progress: Callable[[str], None] = lambda line: None) -> list[tuple[View, str, str]]:
+            progress: Callable[[str], None] = lambda line: None) -> list[tuple[PageLink, str, str]]:
     """Store every view that the store (and, for the ELMo vs BERT page, the reference
     ``corpus``'s cache; None: not that part) lacks; ``load(family, source)`` gives a model
     (called once per family and source, only when a view must be computed). Returns (view,

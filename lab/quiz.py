@@ -57,7 +57,7 @@ def best_separating(models: dict[str, tuple[Sequence[str], Sequence[float]]]) ->
     """"At which layer are our sentences sorted most like our senses?" on a class board.
 
     ``models`` maps a model's short name to its (layer names, ROC AUC per layer:
-    ``lab.board.analysis.separation``). Choices as in ``least_alike``; the answer is the
+    ``lab.board.maps.separation``). Choices as in ``least_alike``; the answer is the
     highest ROC AUC, the first on ties.
     """
     choices, values = _choices(models, "ROC AUCs")

@@ -15,7 +15,7 @@ and layer:
   queries. It is built for one layer at a time, on first use, in a pass over the whole
   corpus that also sums what the self-similarity of every word frequent enough needs: after
   it, a word's self-similarity is a lookup in that table, not a model run over up to
-  ``SELF_SIM_CONTEXTS`` sentences (0.3-0.5 s of CPU for both models on each new word).
+  ``SELF_SIM_CONTEXTS`` sentences for both models on each new word.
 
 The corpus file itself is ``lab.reference_corpus``. The rest is one unit, a little over 500
 lines: the stores of the three measures share one cache key, one memory budget and one
@@ -387,14 +387,15 @@ class ReferenceStore:
             return result
 
     def _compute_baseline(self, model, progress: Progress) -> Baseline:
-        from lab.views import CONTEXT_LAYERS, with_views
+        from lab.views import CONTEXT_LAYERS, with_context_layers
 
         n = len(self.corpus.sentences)
         picked = np.sort(np.random.default_rng(0).choice(n, min(BASELINE_SENTENCES, n), replace=False))
         mean = PooledWords("mean") if model.family == "bert" else None  # the same words, pieces averaged
         vecs, rows, _, names = embed_words(model, [self.corpus.sentences[i] for i in picked], progress=progress,
                                            each_batch=None if mean is None else mean.add,
-                                           view=with_views)  # an ELMo's context-only views, from the same words
+                                           # an ELMo's context-only views, from the same words
+                                           view=with_context_layers)
         pairs = analysis.random_pairs(rows, BASELINE_PAIRS, seed=0)
         values = analysis.mean_pair_cosine(vecs, pairs)
         layers = names.index(CONTEXT_LAYERS[0]) if CONTEXT_LAYERS[0] in names else len(names)  # the model's own

@@ -39,12 +39,11 @@ class EagerUntilTraced:
 
     A call goes to the traced graph's concrete function rather than to the ``tf.function``:
     the same graph, without the ``tf.function``'s argument binding and trace-cache lookup,
-    which cost 0.6 ms a call of BERT's encoder and 0.3 ms of the tokenizer on the 2-core
-    machine.
+    which cost a noticeable share of a short call.
 
     Tracing is Python building a graph op by op: for the first BERT request of a server,
-    tracing the tokenizer and the encoder takes 3.5 s on the 2-core machine,
-    running the same ops eagerly 0.4 s. Eager and graph runs use the same kernels; the
+    tracing the tokenizer and the encoder takes several times as long as running the same
+    ops eagerly. Eager and graph runs use the same kernels; the
     graph may fuse some ops, so float results can differ in the last bits.
     """
 
@@ -62,8 +61,8 @@ class EagerUntilTraced:
     def trace(self) -> None:
         """Build the graph (its one trace: the input signature fixes the types). Given the
         arguments of a call answered eagerly, it also runs the graph once with them:
-        TensorFlow optimizes and instantiates a graph at its first run (0.2-0.5 s for the
-        tokenizer here), which the next request would otherwise wait for."""
+        TensorFlow optimizes and instantiates a graph at its first run, which the next
+        request would otherwise wait for."""
         if self._example is not None:
             self.fn(*self._example)
         else:

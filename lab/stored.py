@@ -1,8 +1,8 @@
 """Stored runs: a model's outputs for sentences it has answered before, kept on disk, so
 that a fresh server can draw a view before its model (and TensorFlow) has loaded.
 
-Otherwise a server's first view waits mostly for ``import tensorflow`` (5-9 s on the 2-core
-machines) and for loading the model; the sentences a class opens first (the app's
+Otherwise a server's first view waits mostly for ``import tensorflow`` (seconds) and for
+loading the model; the sentences a class opens first (the app's
 defaults, a prepared demo link) are the ones it answered the day before. A stored run is
 keyed by everything its numbers depend on:
 

@@ -253,7 +253,7 @@ def with_context_only(out: LayerVectors) -> LayerVectors:
                    layer_names=list(out.layer_names) + list(CONTEXT_LAYERS))
 
 
-def with_views(out: LayerVectors) -> LayerVectors:
+def with_context_layers(out: LayerVectors) -> LayerVectors:
     """``out`` with its context-only views (``with_context_only``) where it has biLM layers
     (``lstm_outputs1`` and ``lstm_outputs2``: an ELMo), else ``out`` as it is."""
     return with_context_only(out) if {"lstm_outputs1", "lstm_outputs2"} <= set(out.layer_names) else out

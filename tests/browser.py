@@ -13,12 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.session import Server
+from harness.chromium import CHROMIUM, CHROMIUM_ARGS, COUNT_HEATMAP_DRAWS
+from harness.served import Server
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path(os.environ.get("LAB_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
 def _require_browser() -> None:
@@ -33,7 +31,7 @@ def _require_browser() -> None:
 @contextlib.contextmanager
 def serve_app(tmp_path_factory, script: str = "", env: dict | None = None, port: int = 0):
     """Start the app (serve.py, or another ``script``) with `streamlit run` on ``port`` (a
-    free one when 0) (``bench.session.Server``), ``env`` added to its environment; yield the
+    free one when 0) (``harness.served.Server``), ``env`` added to its environment; yield the
     ``Server`` (``.url`` its base URL, ``.log`` its output)."""
     _require_browser()
     # the ELMo vs BERT page reads a small reference corpus into a fresh cache: its first
@@ -53,7 +51,7 @@ def serve_app(tmp_path_factory, script: str = "", env: dict | None = None, port:
 
 @pytest.fixture(scope="session")
 def served_app(tmp_path_factory):
-    """The app, started once for all browser tests: its ``bench.session.Server``."""
+    """The app, started once for all browser tests: its ``harness.served.Server``."""
     with serve_app(tmp_path_factory) as srv:
         yield srv
 
@@ -85,16 +83,6 @@ def page(browser):
     context.close()
 
 
-# An init script: counts heatmap drawings in ``window.__heatmapDraws``. Plotly draws a
-# heatmap's cells on a canvas and turns it into an image once per drawing (toDataURL).
-COUNT_HEATMAP_DRAWS = """(() => {
-  window.__heatmapDraws = 0;
-  const toDataURL = HTMLCanvasElement.prototype.toDataURL;
-  HTMLCanvasElement.prototype.toDataURL = function (...args) {
-    window.__heatmapDraws++;
-    return toDataURL.apply(this, args);
-  };
-})();"""
 
 
 def maps_and_draws_for_a_new_sentence(pg, url: str, shown: str, sentence: str,

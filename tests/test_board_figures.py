@@ -8,7 +8,7 @@ import plotly.io
 import pytest
 
 from lab import figures
-from lab.board.analysis import Frame
+from lab.board.maps import Frame
 from lab.figures.layout import EXPORT_WIDTH, text_width
 
 TEXTS = ["We sat on the river <b>bank</b>.", "The bank <script>alert(1)</script> closed.", "A bank & a loan.",

@@ -8,7 +8,7 @@ import zxingcpp
 from PIL import Image
 
 from lab.board import links
-from ui.server.cookies import COOKIE, BrowserCookie
+from ui.cookies import COOKIE, BrowserCookie
 
 
 @pytest.mark.parametrize("url, base", [

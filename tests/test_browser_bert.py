@@ -82,7 +82,7 @@ def test_a_tab_whose_session_is_gone_shows_its_view_again_and_clicks_on(page, tm
     """A closed or disconnected tab's session lives 5 s on the server (ui/memory.py); a tab
     that comes back later (here: the server restarted under it, every session gone) gets
     a new session, which reopens the same view from the URL, and its clicks work."""
-    from bench.session import Server
+    from harness.served import Server
 
     srv = Server(env={"LAB_WARMUP": "0"}, log=tmp_path / "first.log").start()
     try:

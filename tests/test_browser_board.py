@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from bench.session import free_port
+from harness.served import free_port
 from lab.board import links, rules
 from lab.board.store import BoardStore
 from lab.figures.board import hover_text

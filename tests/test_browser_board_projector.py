@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.session import free_port
+from harness.served import free_port
 from lab.board import links
 from lab.board.store import BoardStore
 from lab.figures.board import NOT_SAID

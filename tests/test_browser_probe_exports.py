@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from lab import figures, probe_data, probe_views, probes
-from lab.board.analysis import use_vectors
+from lab.board.maps import use_vectors
 from lab.elmo_vs_bert import align
 from lab.figures import MODEL_COLOURS
 from tests.test_browser_exports import chart_page, draw, exported, listed, problems  # noqa: F401 - a fixture

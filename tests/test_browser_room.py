@@ -14,7 +14,7 @@ import unicodedata
 
 import pytest
 
-from bench.session import free_port
+from harness.served import free_port
 from lab.board import join, links, rules
 from lab.board.store import BoardStore
 from tests.browser import serve_app

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bench.session import Server, free_port
+from harness.served import Server, free_port
 from lab.board import links, rules
 from lab.board.store import BoardStore
 from tests.browser import ROOT, click_pill, download, serve_app, wait_idle

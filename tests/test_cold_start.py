@@ -1,7 +1,7 @@
 """A class opening the link of a freshly started server at once, over Streamlit's own
-websocket protocol (bench/session.py): every session gets its page, none an exception.
+websocket protocol (harness/served.py): every session gets its page, none an exception.
 
-Before ``ui.server.imports.import_serially`` 1 to 6 of 8 such sessions got "partially initialized
+Before ``ui.imports.import_serially`` 1 to 6 of 8 such sessions got "partially initialized
 module 'pandas'..." (Plotly found a half-imported pandas), and a page's first run could
 iterate the shared URL defaults while another session's first run added to them."""
 
@@ -10,7 +10,7 @@ import concurrent.futures
 
 import pytest
 
-from bench.session import CLICKS, Session, new_sentences
+from harness.served import CLICKS, Session, new_sentences
 from tests.browser import serve_app
 
 pytestmark = pytest.mark.browser  # a served app, like the browser tests

@@ -41,8 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.room import last_upstream
-from bench.session import Server, Session, free_port
+from harness.served import Server, Session, free_port, last_upstream
 from deploy.cluster import exit_cause, gpu_driver_missing, restart_pause, rotate_logs
 from deploy.nginx import Nginx, Tls, nginx_missing, openssl_missing, self_signed
 from lab.board import links
@@ -52,7 +51,7 @@ from tests.test_browser_board import (MONEY, RIVER, everything_on, join, maps_ho
                                       teacher_cookie, tick_hidden)
 from tests.test_browser_board_projector import assert_same_coords, coords
 from tests.test_browser_teacher import FOURTH, THIRD, hidden_in_store
-from ui.server.cookies import COOKIE
+from ui.cookies import COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
 UNIT = ROOT / "deploy" / "systemd" / "context-lab@.service"

@@ -19,14 +19,14 @@ import urllib.request
 
 import pytest
 
-from bench.session import Server, free_port
+from harness.served import Server, free_port
 from deploy.nginx import SITE, Nginx, main_config, nginx_missing, site_config
 from lab.board import links
 from lab.board.store import BoardStore
 from tests.test_browser_board import MONEY, join, maps_hold, submit
 from tests import test_deploy
 from tests.test_deploy import _require, _run_dir, get, upstreams
-from ui.server.cookies import COOKIE
+from ui.cookies import COOKIE
 
 SUB_PATH = "lab"
 # test_deploy's two servers on PostgreSQL behind the site, and their tabs (fixtures)

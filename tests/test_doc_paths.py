@@ -1,7 +1,7 @@
 """Every repository path a document or a configuration file's comment names exists.
 
 A path here is a word whose first part is one of the repository's top-level files or
-folders (``ui/server/memory.py``, ``deploy/README.md``, ``lab/assets/elmo_mini/``), read
+folders (``ui/memory.py``, ``deploy/README.md``, ``lab/assets/elmo_mini/``), read
 from the repository's root or, for a Markdown link, from the document's folder. Paths
 outside the repository (``/etc/context-lab.env``, ``~/.cache/context-lab``) are not its
 business; ``/opt/context-lab/...`` is where deploy/ installs the repository, so it counts
@@ -80,8 +80,9 @@ def test_a_config_comment_names_only_paths_that_exist(path):
 
 def test_the_check_sees_a_stale_path(tmp_path):
     """The two stale comments .streamlit/config.toml had: the check finds them."""
-    assert named_paths("swept out (ui/memory.py), and ui/warmup.py freezes") == {"ui/memory.py", "ui/warmup.py"}
-    assert not (ROOT / "ui/memory.py").exists()
+    assert named_paths("swept out (ui/server/memory.py), and ui/warmup.py freezes") == {"ui/server/memory.py",
+                                                                                         "ui/warmup.py"}
+    assert not (ROOT / "ui/server/memory.py").exists() and not (ROOT / "ui/warmup.py").exists()
     assert named_paths("/etc/context-lab.env and ~/.cache/context-lab and /opt/context-lab/deploy/README.md") == \
         {"deploy/README.md"}
     doc = tmp_path / "x.md"

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("ui", "lab")  # folders of modules; app_pages/ holds scripts (no __init__.py)
-PROJECT = {"app", "app_pages", *PACKAGES}  # the top-level names that are this project's
+
 
 # Modules outside lab.figures that import Plotly, and why each may.
 PLOTLY_ALLOWED = {
@@ -28,11 +28,17 @@ PLOTLY_ALLOWED = {
 }
 
 
-def project_files(root: Path = ROOT) -> dict[str, Path]:
-    """Module name -> file: app.py, app_pages/*.py and every module under ui/ and lab/."""
+# The code that drives the app from outside: the shared harness, the benchmarks, the tests
+# and the tools. Tests and benchmarks share only the harness, never each other's modules.
+OUTSIDE = ("harness", "bench", "tests", "tools")
+
+
+def project_files(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
+    """Module name -> file: app.py, app_pages/*.py and every module under ``packages``
+    (by default ui/ and lab/)."""
     files = {"app": root / "app.py"} if (root / "app.py").is_file() else {}
     files |= {f"app_pages.{p.stem}": p for p in sorted((root / "app_pages").glob("*.py"))}
-    for package in PACKAGES:
+    for package in packages:
         for path in sorted((root / package).rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
             files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
@@ -55,7 +61,7 @@ def _parents(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def imports(root: Path = ROOT) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+def imports(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """(module -> project modules it imports, module -> other top-level packages it imports).
 
     ``import a.b`` and ``from a.b import c`` import ``a`` and ``a.b`` (a package's
@@ -63,7 +69,8 @@ def imports(root: Path = ROOT) -> tuple[dict[str, set[str]], dict[str, set[str]]
     out (Python imports them before the module itself), except where it takes names
     defined in their ``__init__`` (``from lab.models import load`` in ``lab.models.bert``).
     """
-    files = project_files(root)
+    files = project_files(root, packages)
+    project = {"app", "app_pages", *packages}
     graph: dict[str, set[str]] = {}
     external: dict[str, set[str]] = {}
     for module, path in files.items():
@@ -79,14 +86,14 @@ def imports(root: Path = ROOT) -> tuple[dict[str, set[str]], dict[str, set[str]]
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    if alias.name.split(".")[0] in PROJECT:
+                    if alias.name.split(".")[0] in project:
                         add(alias.name, named=True)
                     else:
                         others.add(alias.name.split(".")[0])
             elif isinstance(node, ast.ImportFrom):
                 base = _resolve(node, module, path.name == "__init__.py")
                 top = base.split(".")[0]
-                if not node.level and top not in PROJECT:
+                if not node.level and top not in project:
                     if top != "__future__":
                         others.add(top)
                     continue
@@ -165,12 +172,40 @@ def test_no_import_circles():
     assert not found, "import circles:\n" + "\n".join(" -> ".join(c + c[:1]) for c in found)
 
 
+def test_no_import_circles_anywhere():
+    """The app, the harness, the benchmarks, the tests and the tools together: no circle."""
+    graph, _ = imports(packages=PACKAGES + OUTSIDE)
+    assert {"harness.served", "bench.browser", "tests.browser"} <= set(graph)
+    found = cycles(graph)
+    assert not found, "import circles:\n" + "\n".join(" -> ".join(c + c[:1]) for c in found)
+
+
+@pytest.mark.parametrize("layer, forbidden", [("bench", {"tests"}), ("tools", {"tests", "bench"}),
+                                              ("tests", {"bench"}), ("harness", {"tests", "bench", "tools"})])
+def test_tests_and_benchmarks_share_only_the_harness(layer, forbidden):
+    graph, _ = imports(packages=PACKAGES + OUTSIDE)
+    assert "harness.served" in graph["tests.browser"] and "harness.chromium" in graph["bench.browser"]
+    wrong = sorted(f"{m} -> {t}" for m, targets in graph.items() if _layer(m) == layer
+                   for t in targets if _layer(t) in forbidden)
+    assert not wrong, f"{layer} imports {' or '.join(sorted(forbidden))}: " + ", ".join(wrong)
+
+
 @pytest.mark.parametrize("layer, forbidden", [("lab", {"ui", "app_pages"}), ("ui", {"app_pages"})])
 def test_imports_flow_from_pages_to_ui_to_lab(layer, forbidden):
     graph, _ = imports()
     wrong = sorted(f"{m} -> {t}" for m, targets in graph.items() if _layer(m) == layer
                    for t in targets if _layer(t) in forbidden)
     assert not wrong, f"{layer} imports {' or '.join(sorted(forbidden))}: " + ", ".join(wrong)
+
+
+def test_ui_server_only_calls_down():
+    """``ui.server`` (boot, warm-up, routes) sits above the rest of ``ui``: it may import
+    ``ui`` and ``lab``; nothing else in ``ui`` imports it."""
+    graph, _ = imports()
+    assert "ui.model_cache" in graph["ui.server.warmup"]
+    wrong = sorted(f"{m} -> {t}" for m, targets in graph.items() if _layer(m) == "ui" and not m.startswith("ui.server")
+                   for t in targets if t == "ui.server" or t.startswith("ui.server."))
+    assert not wrong, "ui imports ui.server: " + ", ".join(wrong)
 
 
 def test_lab_never_imports_streamlit():

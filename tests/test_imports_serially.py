@@ -1,4 +1,4 @@
-"""ui.server.imports: the modules a fresh server's sessions import one at a time."""
+"""ui.imports: the modules a fresh server's sessions import one at a time."""
 
 import ast
 import json
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ui.server import imports as route
+from ui import imports as route
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,17 +41,17 @@ def before_page_modules(path: Path) -> set[str]:
 
 
 def test_the_serial_imports_cover_every_module_a_page_imports():
-    ours = {"streamlit", "ui.server.imports"}  # Streamlit is loaded before any script runs; route is where this happens
+    ours = {"streamlit", "ui.imports"}  # Streamlit is loaded before any script runs; route is where this happens
     for page in sorted((ROOT / "app_pages").glob("*.py")):
         missing = top_level_imports(page) - set(route.PAGE_MODULES) - before_page_modules(page) - ours
         assert not missing, (f"{page.name} imports {sorted(missing)} "
-                             "outside ui.server.imports.PAGE_MODULES and its before_page()")
+                             "outside ui.imports.PAGE_MODULES and its before_page()")
 
 
 def test_the_pages_modules_leave_tensorflow_out():
     """What every page imports does not import TensorFlow (5-9 s): the home page needs none,
     and the BERT page draws a stored run without it. Model modules do import it."""
-    code = ("import sys; from ui.server import imports as route; route.import_serially(); "
+    code = ("import sys; from ui import imports as route; route.import_serially(); "
             "assert 'tensorflow' not in sys.modules, 'PAGE_MODULES import TensorFlow'; "
             "import lab.tokenize, lab.vectors, lab.stored, lab.models; "
             "assert 'tensorflow' not in sys.modules, 'an output type imports TensorFlow'; "

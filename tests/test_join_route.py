@@ -3,7 +3,7 @@ the code step, the form, its post with and without the page's script, CSRF, past
 over the limit, retries, and the page's headers.
 
 Requests go straight to a Starlette app holding the join routes behind the server's cookie
-middleware (``ui.server.cookies.BrowserCookie``), as ``serve.py`` mounts them; each test
+middleware (``ui.cookies.BrowserCookie``), as ``serve.py`` mounts them; each test
 has its own SQLite boards database.
 """
 
@@ -24,7 +24,7 @@ from starlette.middleware import Middleware
 from lab.board import join, rules
 from lab.board.store import BoardStore
 from ui.server import join as route
-from ui.server.cookies import COOKIE, BrowserCookie, cookie_id
+from ui.cookies import COOKIE, BrowserCookie, cookie_id
 
 MONEY = "She paid the cheque into the bank."
 APP = Starlette(routes=route.routes(lambda path: [path]), middleware=[Middleware(BrowserCookie)])
@@ -202,7 +202,7 @@ def test_a_student_joins_and_submits_without_the_script(store):
 
 
 def test_the_browser_is_the_cookies_as_on_the_streamlit_pages(store):
-    """The stored browser id is the one ``ui.server.cookies.browser_id`` gives a session of
+    """The stored browser id is the one ``ui.cookies.browser_id`` gives a session of
     the same browser, so limits per browser count both paths together."""
     board, phone, page = opened(store)
     phone.post(form(page, MONEY))

@@ -1,4 +1,4 @@
-"""ui.server.memory: closed tabs' sessions swept out once expired, and the malloc controls."""
+"""ui.memory: closed tabs' sessions swept out once expired, and the malloc controls."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from streamlit.runtime.memory_session_storage import MemorySessionStorage
 from streamlit.runtime.session_manager import SessionInfo
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
-from ui.server import memory
+from ui import memory
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -33,7 +33,7 @@ CUSTOM = "Custom handle or folder..."
 CLIENT = """
 import asyncio, json, sys
 sys.path.insert(0, sys.argv[2])
-from bench.session import Session
+from harness.served import Session
 
 async def main():
     s = Session(sys.argv[1])

@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lab import figures
-from lab.board import analysis, links
+from lab.board import links, maps
 from lab.board.store import BoardStore
 from lab.models.elmo_io import load_elmo
 from lab.tokenize import split_words
@@ -209,17 +209,17 @@ def test_the_separation_chart_plots_labs_aucs(store, embedded_bert):
     spec = chart_keyed(at, "board_separation")
     texts, uses = [e.text for e in entries], [e.use_index for e in entries]
     senses = [e.sense for e in entries]
-    runs = {"BERT": analysis.use_vectors(embedded_bert.run(texts), uses),
-            "ELMo": analysis.use_vectors(load_elmo("embedded").run([split_words(t) for t in texts]), uses)}
+    runs = {"BERT": maps.use_vectors(embedded_bert.run(texts), uses),
+            "ELMo": maps.use_vectors(load_elmo("embedded").run([split_words(t) for t in texts]), uses)}
     for name, vectors in runs.items():
-        expected = analysis.separation(vectors, senses, [str(i) for i in range(len(vectors))]).auc
+        expected = maps.separation(vectors, senses, [str(i) for i in range(len(vectors))]).auc
         (trace,) = [t for t in spec["data"] if t.get("name", "").startswith(name)]
         np.testing.assert_allclose(values(trace["y"]), expected, atol=1e-6)
     assert all(0.0 <= v <= 1.0 for t in spec["data"] for v in values(t["y"]))
     y_title = spec["layout"]["yaxis"]["title"]["text"].replace("<br>", " ")
     assert y_title == "How often a money sentence and a river sentence are told apart"
     # one title, the chart's: no heading repeats it
-    assert analysis.told_apart(["money", "river"])[0] in " ".join(c.value for c in at.caption)
+    assert maps.told_apart(["money", "river"])[0] in " ".join(c.value for c in at.caption)
     assert figures.SEPARATION_TITLE not in [h.value for h in at.subheader]
 
 

@@ -21,21 +21,21 @@ def store_on(monkeypatch):
 
 def test_a_link_gives_its_page_sentences_and_mode():
     view = prepare.view_from_link("http://localhost:8501/bert?a=He+swung+the+bat.&b=A%20bat%20flew%20out.&proj=1")
-    assert view == prepare.View("bert", ("He swung the bat.", "A bat flew out."))
+    assert view == prepare.PageLink("bert", ("He swung the bat.", "A bat flew out."))
     assert not view.attentions
     pair = prepare.view_from_link("http://localhost:8501/attention?att_mode=pair&att_filter=ab&proj=1")
-    assert pair == prepare.View("attention", (DEFAULT_A, DEFAULT_B), pair=True) and pair.attentions
+    assert pair == prepare.PageLink("attention", (DEFAULT_A, DEFAULT_B), pair=True) and pair.attentions
     batch = prepare.view_from_link("localhost:8501/attention?att_mask=0")
     assert not batch.pair, "only att_mode=pair packs the sentences as a pair"
     compare = prepare.view_from_link("http://192.168.1.5:8600/compare?b=We+sat+on+the+bank.")
     assert compare.sentences == (DEFAULT_A, "We sat on the bank.") and compare.key() == \
-        prepare.View("bert", compare.sentences).key(), "the ELMo vs BERT page reads the BERT page's run"
+        prepare.PageLink("bert", compare.sentences).key(), "the ELMo vs BERT page reads the BERT page's run"
 
 
 def test_a_link_is_cleaned_as_the_sidebar_cleans_it(store_on):
     typed = prepare.view_from_link("http://localhost:8501/bert?a=The%20bank%E2%80%8B%20rose.")  # a zero-width space
     assert typed.sentences[0] == "The bank rose."
-    assert typed.key() == prepare.View("bert", ("The bank rose.", DEFAULT_B)).key()
+    assert typed.key() == prepare.PageLink("bert", ("The bank rose.", DEFAULT_B)).key()
 
 
 def test_a_link_names_its_model_source():
@@ -182,7 +182,7 @@ def test_a_long_sentence_is_prepared_as_the_elmo_page_cuts_it():
 
 
 def test_a_view_without_a_key_is_skipped_with_a_reason(tmp_path, store_on):
-    done = prepare.prepare([prepare.View("bert", ("A.", "B."), source=str(tmp_path / "missing"))],
+    done = prepare.prepare([prepare.PageLink("bert", ("A.", "B."), source=str(tmp_path / "missing"))],
                            lambda f, s: pytest.fail("loaded a model for a view it cannot store"),
                            stored.RunStore(tmp_path))
     assert done[0][1] == prepare.SKIPPED and "no files" in done[0][2]
@@ -194,7 +194,7 @@ def test_a_stored_run_is_read_even_where_it_would_not_be_written(tmp_path, store
     typed = ("My own sentence.", "Another one.")
     first = stored.bert_run(model, sources.EMBEDDED, typed, store=store, keep=False)
     assert store.keys() == [] and len(model.calls) == 1
-    prepare.prepare([prepare.View("bert", typed)], lambda f, s: model, store)
+    prepare.prepare([prepare.PageLink("bert", typed)], lambda f, s: model, store)
     assert len(model.calls) == 2
     read = stored.bert_run(model, sources.EMBEDDED, typed, attentions=False, store=store, keep=False)
     assert len(model.calls) == 2, "computed a run that was stored"

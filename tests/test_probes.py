@@ -491,7 +491,7 @@ def test_every_preset_is_mapped_or_says_why(data):
 
 def test_the_board_probe_scores_the_labelled_uses(small):
     from lab import probe_views
-    from lab.board.analysis import use_vectors
+    from lab.board.maps import use_vectors
     from lab.elmo_vs_bert import align
 
     _, model, found = small
@@ -515,7 +515,7 @@ def test_the_board_probe_scores_the_labelled_uses(small):
 
 def test_the_board_tests_the_probe_on_the_rooms_sentences(stored_probes, tmp_path, monkeypatch):
     from lab import probe_views
-    from lab.board import analysis
+    from lab.board import maps
     from lab.board.store import BoardStore
     from tests.specs import chart_keyed, values
     from tests.test_page_board import fill, new_board, page
@@ -531,7 +531,7 @@ def test_the_board_tests_the_probe_on_the_rooms_sentences(stored_probes, tmp_pat
         at = page("board", board=board.code)
         assert not at.exception
         (trace,) = [t for t in chart_keyed(at, "board_probe")["data"] if t["name"].startswith(found.short_label)]
-        vectors = analysis.use_vectors(model.run([e.text for e in entries]), [e.use_index for e in entries])
+        vectors = maps.use_vectors(model.run([e.text for e in entries]), [e.use_index for e in entries])
         want = probe_views.board_probe(found, vectors, [e.sense for e in entries],
                                        probe_views.PRESET_SUPERSENSES["bank"])
         assert want.used == 6

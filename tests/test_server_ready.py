@@ -8,8 +8,8 @@ import time
 import urllib.error
 import urllib.request
 
-from bench.session import Server
-from ui.server.cookies import COOKIE
+from harness.served import Server
+from ui.cookies import COOKIE
 from ui.server.warmup import ANSWERING_LINE, READY_LINE
 
 

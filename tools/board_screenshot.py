@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.session import Server
-from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from harness.served import Server
+from harness.chromium import CHROMIUM, CHROMIUM_ARGS
 
 ROOM = [
     ("The bank raised its interest rates again.", "money"),

@@ -23,17 +23,17 @@ import numpy as np
 
 import streamlit as st
 
-from lab.board import analysis, links
+from lab.board import links, maps
 from lab.board.store import Board, BoardStore, Entry
 from ui import model_cache
-from ui.server import cookies, teach
+from ui import cookies
 from ui.text import md_escape
 
 # The board's code in the link (?board= on the board page, ?code= on the join page)
 BOARD_PARAM = "board"
 KEY_PARAM = "key"
 # The board page's view for the teacher (``board_view=``), where the teacher link lands.
-TEACHER_VIEW = teach.TEACHER_VIEW
+TEACHER_VIEW = links.TEACHER_VIEW
 
 
 def store() -> BoardStore:
@@ -76,7 +76,7 @@ def teacher_key(board: Board, from_browser: bool = False) -> str | None:
 def browser_key(board: Board) -> str | None:
     """The teacher key this browser keeps in its cookie for ``board`` (``ui.server.teach``),
     unchecked; None without one (a projector, AppTest)."""
-    value = st.context.cookies.get(teach.cookie_name(board.code))
+    value = st.context.cookies.get(links.teach_cookie(board.code))
     return value if isinstance(value, str) and value else None
 
 
@@ -166,7 +166,7 @@ def app_base(page: str) -> tuple[str | None, list[str]]:
 
 @st.cache_resource(show_spinner=False)
 def _use_cache():
-    from lab.board.analysis import UseVectors
+    from lab.board.maps import UseVectors
 
     return UseVectors()
 
@@ -191,7 +191,7 @@ def board_run(board: Board, family: str, entries) -> object:
 
 
 def browser_id() -> str:
-    """This browser's identifier for the board's per-browser limits (``ui.server.cookies``)."""
+    """This browser's identifier for the board's per-browser limits (``ui.cookies``)."""
     return cookies.browser_id()
 
 
@@ -207,7 +207,7 @@ def log_failure(what: str, exc: BaseException) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _frame_chains():
-    from lab.board.analysis import FrameChains
+    from lab.board.maps import FrameChains
 
     return FrameChains()
 
@@ -216,15 +216,15 @@ def _frame_chains():
 class Room:
     """What the projector draws at one revision of a board: the visible sentences, each
     model's (layer names, (N, U, C) vectors) of their uses, its map at every layer
-    (``lab.board.analysis.board_frames``: the same on every projector of the board), and
+    (``lab.board.maps.board_frames``: the same on every projector of the board), and
     each model's separation."""
 
     revision: tuple[int, int]  # (board id, revision)
     entries: list[Entry]
     waiting: int  # sentences held for the teacher's approval
     found: dict[str, tuple[list[str], np.ndarray]]
-    tests: dict[str, analysis.Separation]
-    frames: dict[str, list[analysis.Frame]]  # family -> (N,) frames of ``entries``' uses
+    tests: dict[str, maps.Separation]
+    frames: dict[str, list[maps.Frame]]  # family -> (N,) frames of ``entries``' uses
 
     @property
     def senses(self) -> list[str | None]:
@@ -252,7 +252,7 @@ def room(board: Board) -> Room:
             model = model_cache.model(family, source)  # one that cannot load: says so, and the embedded one
             names, vectors = use_vectors(model, family, model.source, board.pool, texts, uses)
             found[family] = (names, vectors)
-            tests[family] = analysis.separation(vectors, senses, names)
+            tests[family] = maps.separation(vectors, senses, names)
             # replayed from the sentences in arrival order: a server's every session, and every
             # server, draws this map; the server's chains resume from the last revision's
             frames[family] = _frame_chains().frames((family, model.source, board.pool), list(zip(texts, uses)),

@@ -60,8 +60,8 @@ MEMO_CELLS = 64 * 64  # larger maps are built each time: a 512 x 512 one holds a
 def cached_heatmap(z, *args, **kwargs) -> go.Figure:
     """``figures.heatmap``, built once for each input up to ``MEMO_CELLS`` cells: a click
     that leaves a map as it was (the A × B maps, the attention head view; the selection is
-    outlined over the chart) finds its figure instead of building it again (3-8 ms of a
-    click's 30-45 ms of server CPU)."""
+    outlined over the chart) finds its figure instead of building it again (a sizeable
+    share of a click's server CPU)."""
     return _built("heatmap", z, *args, **kwargs)
 
 
@@ -105,10 +105,10 @@ PRELOAD_KEY = "lab_preload"
 
 def preload():
     """A small chart and table in a box nobody sees (hidden by CSS, taking no room), for
-    app.py to show on a cold server before the page's imports (TensorFlow: about 6 s on the
-    2-core machine): meanwhile the browser fetches and compiles Plotly's code (a 4.7 MB
-    module, 1.5-3 s of its main thread in a fresh Chromium) and the table's (1.3 MB with
-    Arrow's) and draws a first heatmap, markers and a line, work it would otherwise do
+    app.py to show on a cold server before the page's imports (TensorFlow's take seconds):
+    meanwhile the browser fetches and compiles Plotly's code (megabytes, seconds of a fresh
+    Chromium's main thread) and the table's (with Arrow's) and draws a first heatmap,
+    markers and a line, work it would otherwise do
     after the page's data had arrived. The figure is plain data: nothing heavier than
     Streamlit is imported for it. Returns the box's slot, for ``slot.empty()`` once the
     page has been drawn."""

@@ -21,7 +21,7 @@ from lab import serving, sources, stored
 from lab.tokenize import DEFAULT_A, DEFAULT_B, split_words
 from ui import access
 from ui.text import md_code, md_escape
-from ui.server.memory import freeze_heap
+from ui.memory import freeze_heap
 
 _LOG = logging.getLogger(__name__)
 
@@ -33,17 +33,17 @@ def load(family: str, source: str):
     """(model, None) or (None, message). Cached either way; never mutate the model.
 
     A loaded model lives as long as the server: the garbage collector is told to stop
-    walking it (``ui.server.memory.freeze_heap``), which keeps every later collection cheap.
+    walking it (``ui.memory.freeze_heap``), which keeps every later collection cheap.
     """
-    from ui.server.imports import MODEL_MODULES, import_serially
+    from ui.imports import MODEL_MODULES, import_serially
 
     try:
-        import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.server.imports)
+        import_serially(*MODEL_MODULES)  # not at the same time as the warm-up's imports (ui.imports)
         loaded = lab_models.load(family, source)
         serve = getattr(loaded, "serve", None)  # the embedded BERT has it; a TF Hub BERT does not
         if serve and serving.enabled():
             # on a server no request waits for a trace or for XLA: the first one runs eagerly
-            # (0.4 s instead of 4.1 s of tracing on the 2-core machine), and the warm-up then
+            # (far sooner than tracing would), and the warm-up then
             # traces and compiles in the background (ui.server.warmup)
             serve(())
         return loaded, None
@@ -128,10 +128,10 @@ def bert_run(model, source: str, sentences: tuple[str, ...], pair: bool = False,
 
 # What a class shares (the sentence everyone was asked to type), not a history of everyone's
 # typing: a session keeps its own page's run for as long as it lives, and a run of two
-# sentences takes 15-25 ms to compute again. 64 runs a model filled for about five repeats
-# of 20 new sessions, RSS growing 20-27 MB a repeat meanwhile (ui/memory.py). Bounded in
-# bytes as well as in runs: two sentences take about 0.5 MB, but two inputs of 512 pieces
-# carry 167 MB of attention probabilities.
+# sentences is quick to compute again; many more runs a model grew the server with every
+# round of new sessions (bench/HISTORY.md). Bounded in bytes as well as in runs: two
+# sentences take little, but two inputs of 512 pieces carry over a hundred MB of attention
+# probabilities.
 RUNS_KEPT = 16
 
 
@@ -139,8 +139,8 @@ RUNS_KEPT = 16
 def _bert_run(_model, source: str, sentences: tuple[str, ...], pair: bool, attentions: bool):
     """Cached ``LayerVectors`` of a BERT, keyed by source and sentences (the model is not hashed);
     without ``attentions`` for the pages that draw none. Every call pickles or unpickles
-    what it returns: for two inputs of 512 pieces, 16 MB without the attentions, 167 MB with
-    them (0.46 s of a view's CPU, and one such run fills most of the cache's 256 MiB).
+    what it returns: for two inputs of 512 pieces, ten times as much with the attentions as
+    without (a large share of a view's CPU, and one such run fills most of the cache).
 
     Read from the disk store when it holds the run (``lab.stored``: a fresh server, one
     that dropped the run from memory, or one prepared with ``python -m lab prepare``), and

@@ -19,9 +19,15 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import segno
 
+from lab.board import rules
+
 JOIN_PAGE = "join"
 BOARD_PAGE = "board"
 TEACH_PAGE = "teach"  # under the board page: the route that keeps the key in the browser
+# The cookie a teacher's browser holds a board's key in (set by the teach route,
+# ``ui.server.teach``; read by the board page), and the board page's teacher view.
+TEACH_COOKIE_PREFIX = "lab_teach_"
+VIEW_PARAM, TEACHER_VIEW = "board_view", "teacher"
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
 
@@ -120,3 +126,8 @@ def teacher_file(link: str, code: str, word: str) -> str:
     return (f"Teacher link of the class board {code} (word: {word})\n\n{link}\n\n"
             "Open it to manage the board from any browser: hide, approve, close, clear, download.\n"
             "Anyone who has it can do the same: keep it to yourself.\n")
+
+
+def teach_cookie(code: str) -> str:
+    """The name of the cookie that holds the teacher key of the board with ``code``."""
+    return TEACH_COOKIE_PREFIX + rules.normalise_code(code)

@@ -42,16 +42,16 @@ PROJECTOR_MAP_HEIGHT = 410
 def board_map(frame, texts: Sequence[str], senses: Sequence[str | None], sense_names: Sequence[str], title: str,
               projector: bool = False, model_label: str = "", width: float = 1.0,
               extent: tuple[Sequence[float], float] | None = None, note: str = "") -> go.Figure:
-    """A ``lab.board.analysis.Frame``: each use a dot, coloured by its writer's sense.
+    """A ``lab.board.maps.Frame``: each use a dot, coloured by its writer's sense.
 
     ``texts[i]`` and ``senses[i]`` (None or "": not said) belong to the use ``frame.ids[i]``.
     One trace per sense in the board's order (``sense_names``; a sense outside it after
     them), in ``SENSE_COLOURS``, then grey ``NOT_SAID``; each dot's ``customdata`` is its id,
     its hover its sentence. Both axes at one scale (a distance on the screen is a distance
     between unit vectors), over ``extent`` = (centre, half the side) where given (one box
-    for every layer of a model, ``lab.board.analysis.map_range``: a spread that grows from
+    for every layer of a model, ``lab.board.maps.map_range``: a spread that grows from
     layer to layer shows), else around the dots; ``note`` is written over the plot's top
-    (``lab.board.analysis.map_note``). ``uirevision`` is constant, so a redraw with new
+    (``lab.board.maps.map_note``). ``uirevision`` is constant, so a redraw with new
     sentences keeps a person's zoom. ``width``: the share of the page's chart width the
     figure gets (``_figure``). In projector mode the figure is ``PROJECTOR_MAP_HEIGHT`` high.
     """
@@ -136,14 +136,14 @@ def separation_chart(by_model: dict[str, tuple[Sequence[str], np.ndarray]], proj
                      model_label: str = "", measure: str = "ROC AUC",
                      tick_names: dict[str, Sequence[str]] | None = None) -> go.Figure:
     """The ROC AUC of the class's sense pairs at every layer of each model (``by_model``:
-    name -> (layer names, ``lab.board.analysis.Separation.auc``)), in its model's colour,
+    name -> (layer names, ``lab.board.maps.Separation.auc``)), in its model's colour,
     and chance (0.5, dashed), as a share: 0 % ... 100 %.
 
     Each model has a depth axis of its own, 0 = its input layer, 1 = its top: the first
     model's below the plot, the second's above it, each labelled with its own layers
     (``tick_names``: model -> a short name per layer, default the layer names) in its
     colour, so that no two models' labels meet. ``measure``: the y axis's title, in plain
-    words (``lab.board.analysis.told_apart``); the hover gives the value of each point.
+    words (``lab.board.maps.told_apart``); the hover gives the value of each point.
     ``model_label``: the caption line (default: the models' names).
     """
     from lab.elmo_vs_bert import depth

@@ -2,7 +2,7 @@
 XLA, and answered from a plain graph while a bucket compiles in the background.
 
 One trace serves every shape (both dimensions unknown); XLA then compiles one fused
-program per padded shape (1-5 s the first time a bucket is used), and padding to a few
+program per padded shape (seconds, the first time a bucket is used), and padding to a few
 buckets means a new sentence rarely needs a new program. The plain graph is the same
 function without XLA: slower per call on short inputs, but no compilation per shape, so a
 server answers from it while a bucket compiles (``serve``), eagerly until the graph is
@@ -26,21 +26,19 @@ import tensorflow as tf
 from lab.serving import EagerUntilTraced, lower_thread_priority
 
 # Steps of 4 up to 24 positions, where classroom sentences fall: the encoder's time grows
-# with T, and two sentences of 10 pieces padded to 16 instead of 12 cost 26 instead of 22 ms.
+# with T, so a bucket much longer than the sentences wastes time.
 LENGTH_BUCKETS = (8, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
-# XLA only up to this many positions. It fuses a short input's many small ops (two
-# sentences of 12 pieces: 8 against 11 ms on the plain graph; 96 pieces: 38 against 44 ms),
-# but past that the matrix products dominate and it gains nothing (512 pieces: 236 against
-# 232 ms), while a compiled program's concurrent runs keep their buffers: six runs of 2 x 512
-# pieces at once leave the process 1.8 GB larger for good (the plain graph: 0.45 GB, most of
-# it malloc's to reuse), so a class pasting paragraphs would grow the server by gigabytes.
+# XLA only up to this many positions. It fuses a short input's many small ops, but past
+# that the matrix products dominate and it gains nothing, while a compiled program's
+# concurrent runs keep their buffers for good (several times what the plain graph keeps),
+# so a class pasting paragraphs would grow the server by gigabytes.
 XLA_MAX_LENGTH = 128
 # A server compiles a new bucket on demand only up to this batch size: what the pages ask
 # for (two sentences, or one packed pair). Larger batches are the reference corpus's and
 # the sense pairs' runs (``lab.reference``, ``lab.elmo_vs_bert.run_sense_test``), made once per
 # server and cached: they run on the plain graph rather than have a program built, in the
-# background, for each of their shapes (about 1-5 s of CPU each, and it stays in memory).
+# background, for each of their shapes (seconds of CPU each, and it stays in memory).
 XLA_ON_DEMAND_BATCH = 2
 # The buckets the pages use most, most likely first: two sentences as a padded batch
 # (B = 2) or packed as one pair (B = 1), up to 128 pieces. A server compiles these at start.
@@ -74,8 +72,8 @@ class BucketedForward:
         and before that graph is traced, eagerly; so do ``graphs`` (the tokenizer's, which
         a request goes through first). When ``buckets`` ((B, T) pairs, most likely first)
         are given, the background thread traces every graph not traced yet, then compiles
-        them. A server calls ``serve(())`` before its first request (answered eagerly:
-        0.4 s instead of 4.1 s of tracing) and ``serve(COMMON_BUCKETS)`` once it is answered.
+        them. A server calls ``serve(())`` before its first request (answered eagerly, far
+        sooner than tracing would) and ``serve(COMMON_BUCKETS)`` once it is answered.
 
         The paths compute the same function; their float32 results can differ in the last
         bits (about 1e-6), so a run may differ that much from the same run before its bucket

@@ -10,14 +10,14 @@ from collections.abc import Iterator
 
 import streamlit as st
 
-from ui.server import imports
+from ui import imports
 
 
 @contextlib.contextmanager
 def boot() -> Iterator[None]:
     """Run the page (the ``with`` block) on a booted server.
 
-    Plotly's figure classes are imported whole first (30 ms, no pandas): the preload's
+    Plotly's figure classes are imported whole first (quick, no pandas): the preload's
     chart needs them, and pandas must come after it, one session at a time (``imports``).
     """
     imports.import_serially("ui.charts")
@@ -29,13 +29,14 @@ def boot() -> Iterator[None]:
     # sends none)
     if "tensorflow" not in sys.modules and not st.session_state.get("_lab_preloaded"):
         st.session_state["_lab_preloaded"] = True
-        # before pandas (0.6 s), so that the browser starts fetching Plotly's code that
+        # before pandas (slower to import), so that the browser starts fetching Plotly's code that
         # much sooner; as an import: its table imports pandas, which Plotly must never find
         # half-built
         preload = imports.serially(charts.preload)
     imports.import_serially("pandas", "ui.server.warmup", "ui.pages")
     from ui import errors, state
-    from ui.server import memory, warmup
+    from ui import memory
+    from ui.server import warmup
 
     warmup.keep_kernel_cache()  # TensorFlow's kernels outlive a script run (Streamlit would clear them)
     warmup.start()  # once per server: load and compile the models, in the background

@@ -45,7 +45,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from lab.board import join, rules
-from ui.server.cookies import COOKIE, cookie_id, request_id
+from ui.cookies import COOKIE, cookie_id, request_id
 
 PATH = "/join"
 ASSETS = Path(__file__).with_name("join_page")

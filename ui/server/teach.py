@@ -48,23 +48,15 @@ from starlette.routing import Route
 from lab.board import links, rules
 
 TEACH_PATH = f"/{links.BOARD_PAGE}/{links.TEACH_PAGE}"
-COOKIE_PREFIX = "lab_teach_"
-# The board page shown after the cookie is set: the teacher's view of that board.
-VIEW_PARAM, TEACHER_VIEW = "board_view", "teacher"
 _CODE = re.compile(f"[{rules.CODE_ALPHABET}]{{{rules.CODE_LENGTH}}}")
 _KEY = re.compile(r"[A-Za-z0-9_-]{1,200}")  # URL-safe base64, as rules.new_key makes it
 _HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
 
-def cookie_name(code: str) -> str:
-    """The name of the cookie that holds the teacher key of the board with ``code``."""
-    return COOKIE_PREFIX + rules.normalise_code(code)
-
-
 def board_page(code: str) -> str:
     """The board's teacher view, relative to this route (``<base>/board/teach`` ->
     ``<base>/board``): right under any sub-path."""
-    return f"../{links.BOARD_PAGE}?{urlencode({'board': code, VIEW_PARAM: TEACHER_VIEW})}"
+    return f"../{links.BOARD_PAGE}?{urlencode({'board': code, links.VIEW_PARAM: links.TEACHER_VIEW})}"
 
 
 def _https(request) -> bool:
@@ -104,7 +96,7 @@ def answer(store, code: str, key: str, https: bool, now: float | None = None):
                      code=code)
     now = time.time() if now is None else now
     response = RedirectResponse(board_page(code), status_code=303, headers=_HEADERS)
-    response.set_cookie(cookie_name(code), key, max_age=max(1, int(board.expires - now)), path="/",
+    response.set_cookie(links.teach_cookie(code), key, max_age=max(1, int(board.expires - now)), path="/",
                         secure=https, httponly=True, samesite="strict")
     return response
 

@@ -10,11 +10,11 @@ length buckets are compiled, both in the background: ``BertEncoder.serve``), tra
 graphs, builds one figure of each kind (Plotly imports and validates its trace classes on
 first use) and one Arrow table, and prints ``ANSWERING_LINE``. Once the common BERT lengths
 are compiled it prints ``READY_LINE``, and ``status()`` says "ready" (serve.py's
-``/_lab/ready``): until then the compiles take most of a 2-core machine's CPU.
+``/_lab/ready``): until then the compiles take most of a small machine's CPU.
 
 Before ``ANSWERING_LINE`` it freezes the garbage collector's view of everything loaded so
 far (``gc.freeze``): with TensorFlow, the models and Plotly on the heap, a full collection
-takes about 0.45 s of CPU. Streamlit forces one after every script run unless
+takes a large part of a second of CPU. Streamlit forces one after every script run unless
 ``runner.postScriptGC`` is off (it is, in ``.streamlit/config.toml``), and Keras's
 ``clear_session`` another (``keep_kernel_cache`` skips it). Python still collects on its
 own; frozen objects are still freed when their last reference goes; the collector just
@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 from lab.serving import enabled
-from ui.server.memory import freeze_heap
+from ui.memory import freeze_heap
 
 _LOG = logging.getLogger(__name__)
 _started = threading.Event()
@@ -48,9 +48,8 @@ _first_page = threading.Event()  # set when app.py's first run has ended
 FIRST_PAGE_WAIT_S = 10.0
 # And then, for the browser to fetch the page's code and draw it: importing TensorFlow
 # holds the interpreter lock for long stretches, and the server's event loop, which sends
-# the page's messages and serves the chart code, waits for it. Of the pauses tried on the
-# 2-core machine (0, 2, 3, 6 s), 6 s drew a relaunched server's first chart soonest
-# (bench/HISTORY.md).
+# the page's messages and serves the chart code, waits for it. Of the pauses tried, this
+# one drew a relaunched server's first chart soonest (bench/HISTORY.md).
 FIRST_VIEW_GRACE_S = 6.0
 
 
@@ -60,9 +59,8 @@ def keep_kernel_cache() -> None:
     Streamlit ends each run with ``keras.backend.clear_session()`` whenever ``keras`` is in
     ``sys.modules`` (``script_runner._clean_problem_modules``), and importing TensorFlow
     puts it there. With TensorFlow as Keras's backend that clears TensorFlow's kernel
-    cache, so the next model call builds every kernel of its functions again: on the 2-core
-    machine a two-sentence BERT run then takes 680-890 ms of CPU instead of 45 ms, and an
-    ELMo run 240-280 ms instead of 50 ms. The app builds no Keras models, so there is no Keras
+    cache, so the next model call builds every kernel of its functions again: a
+    two-sentence BERT or ELMo run then costs several times its CPU. The app builds no Keras models, so there is no Keras
     state to clear; the rest of that clean-up (closing matplotlib figures) is kept.
     Idempotent; if this Streamlit has no such hook, nothing changes.
     """
@@ -125,9 +123,9 @@ def _warm() -> None:
     t0 = time.monotonic()
     bert = None
     try:
-        from ui.server.imports import import_serially
+        from ui.imports import import_serially
 
-        import_serially()  # not at the same time as a first session's imports (ui.server.imports)
+        import_serially()  # not at the same time as a first session's imports (ui.imports)
         bert = _warm_models()
         _warm_figures()
     except Exception:  # noqa: BLE001 - a failed warm-up only means a slower first view

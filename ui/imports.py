@@ -3,8 +3,8 @@
 Each page calls ``before_page()`` first, before its other imports: those take seconds on a
 fresh server, and done there that time overlaps with the browser fetching Plotly's code
 (``ui.charts.preload``, started by ``ui.server.boot``) instead of coming before it. The
-modules every page imports (``PAGE_MODULES``) leave TensorFlow out (5-9 s to import on the
-2-core machines): the home page needs none, and the BERT page draws a stored run without it
+modules every page imports (``PAGE_MODULES``) leave TensorFlow out (seconds to import):
+the home page needs none, and the BERT page draws a stored run without it
 (``ui.model_cache.LazyModel``). A page that needs a model module at its top names it
 (``before_page(*MODEL_MODULES)``); loading a model imports them first (``ui.model_cache.load``).
 

@@ -1,4 +1,4 @@
-"""The class board's numbers (lab.board.analysis): use vectors, their cache, the aligned map,
+"""The class board's numbers (lab.board.maps): use vectors, their cache, the aligned map,
 the separation of senses per layer, and the board's quiz question."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from lab import elmo_vs_bert, quiz
-from lab.board import analysis as board
+from lab.board import maps as board
 from lab.vectors import LayerVectors
 
 RIVER = "We sat on the river bank."

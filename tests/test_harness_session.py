@@ -1,4 +1,4 @@
-"""bench/session.py's protocol client picks a word as the browser does: pills send the
+"""harness/served.py's protocol client picks a word as the browser does: pills send the
 option in a string array, the select box a page shows past ``ui.frame.MAX_PILLS`` words
 sends the option's label (Streamlit's selectbox serde)."""
 
@@ -6,7 +6,7 @@ import asyncio
 
 from streamlit.proto.Delta_pb2 import Delta
 
-from bench.session import Session
+from harness.served import Session
 
 
 def picked(kind: str, option: int):
