@@ -3,6 +3,7 @@ option in a string array, the select box a page shows past ``ui.frame.MAX_PILLS`
 sends the option's label (Streamlit's selectbox serde)."""
 
 import asyncio
+import concurrent.futures
 
 from streamlit.proto.Delta_pb2 import Delta
 
@@ -29,7 +30,9 @@ def picked(kind: str, option: int):
         sent.update(client_state)
 
     s._rerun = rerun
-    asyncio.run(s.pick("Word in sentence A", option))
+    # in a thread of its own: after the browser tests, Playwright's loop runs in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, s.pick("Word in sentence A", option)).result()
     assert sent["fragment_id"] == "f1"
     (state,) = sent["widget_states"].widgets
     assert state.id == f"$$ID-{kind}"
