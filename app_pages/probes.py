@@ -64,8 +64,15 @@ def charts_section() -> None:
         for _, p in have:
             st.markdown(md_escape(probes.summary(p, task)) + " " + md_escape(probe_views.layer_pattern(p, task)) + ".")
     with st.expander("The held-out table"):
-        show_table(pd.DataFrame([r for _, p in have for r in probes.table_rows(p)]), key="probe_table",
-                   projector=fr.projector, hide_index=True)
+        if not fr.projector:
+            show_table(pd.DataFrame([r for _, p in have for r in probes.table_rows(p)]), key="probe_table",
+                       projector=False, hide_index=True)
+            return
+        for _, p in have:  # a table per model and task: the whole one is too wide for a projector
+            for task in probe_data.TASKS:
+                st.markdown(f"**{md_escape(p.short_label)}: {probe_data.TASK_NAMES[task]}**")
+                show_table(pd.DataFrame(probes.short_rows(p, task)), key=f"probe_table_{p.family}_{task}",
+                           projector=True, hide_index=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -489,6 +489,17 @@ def table_rows(probes: ModelProbes) -> list[dict]:
             for task, t in probes.tasks.items() for name, s in zip(probes.layer_names, t.scores)]
 
 
+def short_rows(probes: ModelProbes, task: str) -> list[dict]:
+    """One task's rows as a projector shows them, narrow enough for a 1024-px screen: each
+    layer's accuracy, the control's, the selectivity and the accuracy on unseen words, three
+    decimals without their intervals (the chart draws those)."""
+    t = probes.tasks[check_task(task)]
+    value = lambda s, sign="": "-" if np.isnan(s.value) else f"{s.value:{sign}.3f}"  # noqa: E731
+    return [{"layer": name, "accuracy": value(s.accuracy), "control": value(s.control),
+             "selectivity": value(s.selectivity, "+"), "unseen": value(s.unseen)}
+            for name, s in zip(probes.layer_names, t.scores)]
+
+
 def report_lines(probes: ModelProbes) -> list[str]:
     """The held-out table as aligned text lines."""
     rows = table_rows(probes)

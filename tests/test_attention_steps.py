@@ -184,6 +184,12 @@ def test_a_stack_keeps_each_step_its_title_its_own_axes_and_its_numbers(block, p
     assert fig.layout.xaxis.showticklabels is False and fig.layout.xaxis3.showticklabels is not False
     with pytest.raises(ValueError, match="names"):
         figures.stacked(steps, "t", "m", names=("one",))
+    # strips over the same dimensions share their labels too; over other widths, not
+    out = figures.vector_strip(w.output[None], ["x"], "6 · output", "1D", "", projector)
+    pair = figures.stacked([out, steps[2]], "6-7", "m", projector)
+    assert pair.layout.xaxis.showticklabels is False and pair.layout.xaxis2.showticklabels is not False
+    x = figures.vector_strip(w.x[None], ["x"], "1 · x", "1C", "", projector)
+    assert figures.stacked([x, out], "1-2", "m", projector).layout.xaxis.showticklabels is not False
 
 
 def test_powers_of_ten_are_written_as_prose_writes_them():

@@ -279,6 +279,19 @@ def test_probe_json_is_the_live_grid(stored_probes, capsys):
     assert all(g["label"] in ("NOUN", "VERB", "ADJ", "ADV") and 0 < g["p"] <= 1 for g in bank["guesses"])
 
 
+def test_the_projectors_rows_are_the_tables_numbers(small):
+    _, _, found = small
+    for task in probe_data.TASKS:
+        full = [r for r in probes.table_rows(found) if r["task"] == task]
+        short = probes.short_rows(found, task)
+        assert [r["layer"] for r in short] == [r["layer"] for r in full] == list(found.layer_names)
+        for s, f in zip(short, full):
+            for col, source in (("accuracy", "accuracy"), ("control", "control"), ("selectivity", "selectivity"),
+                                ("unseen", "unseen words")):
+                assert s[col] == "-" if f[source] == "-" else float(s[col]) == float(f[source].split(" [")[0])
+            assert s["selectivity"][0] in "+-"
+
+
 def test_a_grid_shows_the_first_words_read_in_the_whole_sentence(stored_probes):
     model, found = stored_probes
     whole = probes.live(found, model, "The bank by the river flooded after the rain.", "pos")

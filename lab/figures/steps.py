@@ -115,11 +115,12 @@ def stacked(panels: Sequence[go.Figure], title: str, model_label: str, projector
     """Step figures (``vector_strip``, ``key_bars``) as one figure, one above the other, each
     under its own title (its shape included), with ``title`` and the model line on top.
 
-    One chart for the steps that change together: the browser draws a changed chart anew,
-    and a chart costs about the same to draw whatever its size, so a query click redraws
-    one chart instead of one per step. ``names`` name each panel's traces (a trace's
+    One chart for the steps that change together, with each axis's labels written once: the
+    browser draws a changed chart anew, and most of a drawing's time goes to measuring its
+    labels. ``names`` name each panel's traces (a trace's
     ``name``, for a reader of the figure's data). Bar steps one after another are over the
-    same keys: their key labels are written once, under the last of them. A bar step gets a
+    same keys, and strips one after another with the same ticks over the same dimensions:
+    their axis labels are written once, under the last of them. A bar step gets a
     plot ``STACK_BAR_PLOT`` high; a strip keeps its own."""
     if not panels or (names and len(names) != len(panels)):
         raise ValueError(f"{len(panels)} panels and {len(names)} names")
@@ -131,8 +132,11 @@ def stacked(panels: Sequence[go.Figure], title: str, model_label: str, projector
     line = round(s["font"] * 1.35)
     data, layout, spans, heads = [], {}, [], []
     bars = [any(t.type == "bar" for t in panel.data) for panel in panels] + [False]
+    axes = [(bars[i], tuple(panel.layout.xaxis.ticktext or ())) for i, panel in enumerate(panels)] + [None]
     for i, panel in enumerate(panels):
-        m, labelled = panel.layout.margin, not (bars[i] and bars[i + 1])
+        # the next panel has the same x axis (bars over the same keys, strips over the same
+        # dimensions): this one's tick labels and axis title would say it again
+        m, labelled = panel.layout.margin, axes[i] != axes[i + 1]
         plot = STACK_BAR_PLOT[projector] if bars[i] else panel.layout.height - m.t - m.b
         below = m.b if labelled else round(s["tick"] * 0.8)
         heading = [ln for ln in (panel.layout.title.text or "").split("<br>") if not ln.startswith("<sup>")]
