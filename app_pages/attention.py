@@ -148,11 +148,7 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
     q_tok = tokens[query]
     _show_steps(kind, _input_panels(look, w, query, head, x_what), f'1-2 · from the input to the query, at "{q_tok}"',
                 label, proj, full)
-    c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
-    for col, name, arr, part in ((c1, "K = X W_K", w.keys, "keys"), (c2, "V = X W_V", w.values, "values")):
-        with col:  # the same for every query: a click leaves these charts as they are
-            charts.show(_kept_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj,
-                                    width=full if proj else 0.5), key=f"att_s{part}_{kind}")
+    _keys_and_values(kind, w, tokens, label, proj, full)
     pick_key = clicks.pick(f"att_sk_{kind}", list(range(len(tokens))))
     # elsewhere the question follows the scores, which answer it; the softmax and what it
     # gives wait for the reveal. Their controls come here, below the first figures.
@@ -171,6 +167,16 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
     if not proj and not quiz_gate.gate(question, gate_key, hides="the softmax weights, the output and the neuron view"):
         return
     _output_notes(soft, tokens)
+
+
+def _keys_and_values(kind: str, w, tokens, label: str, proj: bool, full: float) -> None:
+    """2: every token's K and V, side by side (one above the other on a projector): the same
+    for every query, so a query click leaves these charts as they are."""
+    c1, c2 = (st.container(), st.container()) if proj else st.columns(2)
+    for col, name, arr, part in ((c1, "K = X W_K", w.keys, "keys"), (c2, "V = X W_V", w.values, "values")):
+        with col:
+            charts.show(_kept_strip(arr, tokens, f"2 · {name}: every token", "TD", label, proj,
+                                    width=full if proj else 0.5), key=f"att_s{part}_{kind}")
 
 
 # a resource: K and V stay the same while a class clicks through the queries of a head
