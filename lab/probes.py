@@ -476,10 +476,15 @@ def live(probes: ModelProbes, model, text: str, task: str) -> Guesses:
 # --- the held-out table -------------------------------------------------------------------------
 
 
+def _number(s: Score, sign: str = "") -> str:
+    """A score's value to three decimals ("-" where it has none); ``sign`` "+" writes it."""
+    return "-" if np.isnan(s.value) else f"{s.value:{sign}.3f}"
+
+
 def table_rows(probes: ModelProbes) -> list[dict]:
     """One row per task and layer: accuracies with their intervals, rounded to 3 decimals."""
     def fmt(s: Score) -> str:
-        return "-" if np.isnan(s.value) else f"{s.value:.3f} [{s.low:.3f}, {s.high:.3f}]"
+        return "-" if np.isnan(s.value) else f"{_number(s)} [{s.low:.3f}, {s.high:.3f}]"
 
     return [{"model": probes.short_label, "task": task, "layer": name, "accuracy": fmt(s.accuracy),
              "seen words": fmt(s.seen), "control": fmt(s.control), "selectivity": fmt(s.selectivity),
@@ -494,9 +499,8 @@ def short_rows(probes: ModelProbes, task: str) -> list[dict]:
     layer's accuracy, the control's, the selectivity and the accuracy on unseen words, three
     decimals without their intervals (the chart draws those)."""
     t = probes.tasks[check_task(task)]
-    value = lambda s, sign="": "-" if np.isnan(s.value) else f"{s.value:{sign}.3f}"  # noqa: E731
-    return [{"layer": name, "accuracy": value(s.accuracy), "control": value(s.control),
-             "selectivity": value(s.selectivity, "+"), "unseen": value(s.unseen)}
+    return [{"layer": name, "accuracy": _number(s.accuracy), "control": _number(s.control),
+             "selectivity": _number(s.selectivity, "+"), "unseen": _number(s.unseen)}
             for name, s in zip(probes.layer_names, t.scores)]
 
 

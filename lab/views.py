@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from lab import analysis, senses
+from lab.board.rules import spreadsheet_text
 from lab.vectors import INPUT_LAYER, LayerVectors
 
 # --- one word in two contexts (BERT, ELMo and the comparison page) ----------------------
@@ -522,8 +523,6 @@ def table_csv(df, index: bool = True) -> bytes:
     every text cell, column name and index label that a spreadsheet would read as a formula
     (a typed token such as "=cmd|..." or "@sum") written with a leading ``'``. Numbers stay
     numbers, negative ones included."""
-    from lab.board.rules import spreadsheet_text
-
     def safe(value):
         return spreadsheet_text(value) if isinstance(value, str) else value
 

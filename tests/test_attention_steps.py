@@ -166,8 +166,9 @@ def test_a_stack_keeps_each_step_its_title_its_own_axes_and_its_numbers(block, p
                               cross_text="−10⁹"),
              figures.vector_strip(w.neuron(1), ["q", "k", "q * k"], "7 · neuron view", "3D", "", projector)]
     fig = figures.stacked(steps, "3-7 · steps", "the block", projector, names=("dots", "mask", "neuron"))
-    assert figures.panel_titles(fig) == ["3 · q · k_j (T) = (10)", "4 · the mask",
-                                         f"7 · neuron view · (3, D) = (3, {len(w.q)})"]
+    titles = [figures.plain_text(a.text.replace("<br>", " ")) for a in fig.layout.annotations]
+    assert titles == ["3 · q · k_j (T) = (10)", "4 · the mask",
+                      f"7 · neuron view · (3, D) = (3, {len(w.q)})"]
     assert "the block" in fig.layout.title.text and [t.name for t in fig.data] == ["dots", "mask", "mask", "neuron"]
     # each step on its own axes, top to bottom, none overlapping, its title above it
     assert [(t.xaxis, t.yaxis) for t in fig.data] == [("x", "y"), ("x2", "y2"), ("x2", "y2"), ("x3", "y3")]

@@ -80,7 +80,6 @@ from lab.figures.attention import (  # noqa: F401 - the package's public names
 )
 from lab.figures.steps import (  # noqa: F401 - the package's public names
     key_bars,
-    panel_titles,
     power_of_ten,
     shape_note,
     stacked,

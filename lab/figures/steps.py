@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lab.figures.heatmaps import heatmap
-from lab.figures.layout import _assembled, _figure, _title, plain_text
+from lab.figures.layout import _assembled, _figure, _title
 from lab.figures.theme import HEADING_COLOUR, OKABE_ITO, label, style, tick_label
 
 
@@ -185,7 +185,3 @@ def stacked(panels: Sequence[go.Figure], title: str, model_label: str, projector
     }
     return _assembled(data, layout)
 
-
-def panel_titles(fig: go.Figure) -> list[str]:
-    """The titles of a ``stacked`` figure's panels, as a person reads them."""
-    return [plain_text(a.text.replace("<br>", " ")) for a in fig.layout.annotations]
