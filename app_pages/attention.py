@@ -155,7 +155,8 @@ def _weight_steps(kind, tokens, mask, steps, row, row_name, head, where, label, 
     soft = None
     if proj or quiz_gate.revealed(question, gate_key):
         token_picker(f"att_sk_{kind}", "Key for the neuron view (or click a bar)", tokens, key)
-        soft = views.weight_steps(steps, tokens, mask, row, head, query, temperature=_temperature(kind))
+        t = _temperature(kind)  # at 1 the model's own steps, already at hand
+        soft = w if t == 1.0 else views.weight_steps(steps, tokens, mask, row, head, query, temperature=t)
     to = ("3-5", "weights") if soft is not None else ("3-4", "scores")
     _show_steps(kind, _score_panels(look, w, masked, soft), f"{to[0]} · from q and every k to the {to[1]}, key by key",
                 label, proj, full, pick_key)
